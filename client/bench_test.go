@@ -1,0 +1,172 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// benchBody is a wallet response of realistic size (two cards).
+const benchBody = `{"user":{"userId":7,"userStatus":1,"dateCreated":1700000000,"lastUpdated":1700000000,"defaultCardId":3,"wallet":[` +
+	`{"cardId":3,"last4Digits":"4242","nickname":"Work","cardTypeId":"1","cardStatusId":1,"default":true,"expiryMonth":"12","expiryYear":"29","gateways":{"providerA":false,"providerB":true,"providerC":false,"providerD":false,"providerE":false}},` +
+	`{"cardId":4,"last4Digits":"1881","nickname":"Home","cardTypeId":"2","cardStatusId":1,"default":false,"expiryMonth":"01","expiryYear":"30","gateways":{"providerA":false,"providerB":false,"providerC":false,"providerD":true,"providerE":false}}]},` +
+	`"requestInfo":{"accessTokenStatus":"authenticated","serverTime":1700000000,"requestId":null,"apiVersion":1}}`
+
+type benchCard struct {
+	CardID       int64           `json:"cardId"`
+	Last4Digits  string          `json:"last4Digits"`
+	Nickname     string          `json:"nickname"`
+	CardTypeID   string          `json:"cardTypeId"`
+	CardStatusID int             `json:"cardStatusId"`
+	Default      bool            `json:"default"`
+	ExpiryMonth  string          `json:"expiryMonth"`
+	ExpiryYear   string          `json:"expiryYear"`
+	Gateways     map[string]bool `json:"gateways"`
+}
+
+type benchUser struct {
+	User struct {
+		UserID        int64       `json:"userId"`
+		UserStatus    int         `json:"userStatus"`
+		DateCreated   UnixTime    `json:"dateCreated"`
+		LastUpdated   UnixTime    `json:"lastUpdated"`
+		DefaultCardID int64       `json:"defaultCardId"`
+		Wallet        []benchCard `json:"wallet"`
+	} `json:"user"`
+	RequestInfo RequestInfo `json:"requestInfo"`
+}
+
+// BenchmarkClientOverhead compares one SDK GET with the same call written by
+// hand with net/http and encoding/json, against the same local server, each
+// over its own pooled transport. Run with:
+//
+//	go test -run '^$' -bench ClientOverhead -benchmem -count 5 ./client/
+func BenchmarkClientOverhead(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("accessToken") != "bench-token" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set(HeaderRequestID, "bench")
+		w.Write([]byte(benchBody))
+	}))
+	defer srv.Close()
+	newTransport := func() *http.Transport {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 16
+		return tr
+	}
+	ctx := context.Background()
+
+	b.Run("sdk", func(b *testing.B) {
+		tr := newTransport()
+		defer tr.CloseIdleConnections()
+		c, err := New(WithBaseURL(srv.URL), WithAccessToken("bench-token"), WithHTTPClient(&http.Client{Transport: tr}))
+		if err != nil {
+			b.Fatal(err)
+		}
+		req := &Request{Path: "v1/user/me", Query: url.Values{"scope": {"wallet"}}, Auth: AuthAccessToken}
+		b.ReportAllocs()
+		for b.Loop() {
+			var out benchUser
+			if _, err := c.Do(ctx, req, &out); err != nil {
+				b.Fatal(err)
+			}
+			if len(out.User.Wallet) != 2 {
+				b.Fatal("bad decode")
+			}
+		}
+	})
+
+	b.Run("nethttp", func(b *testing.B) {
+		tr := newTransport()
+		defer tr.CloseIdleConnections()
+		hc := &http.Client{Transport: tr}
+		base := srv.URL + "/v1/user/me"
+		b.ReportAllocs()
+		for b.Loop() {
+			var out benchUser
+			if err := handWritten(ctx, hc, base, "bench-token", &out); err != nil {
+				b.Fatal(err)
+			}
+			if len(out.User.Wallet) != 2 {
+				b.Fatal("bad decode")
+			}
+		}
+	})
+}
+
+// cannedTransport answers every request with benchBody from memory, so the
+// in-memory sub-benchmarks measure the client code alone, without sockets
+// and their noise.
+type cannedTransport struct{}
+
+func (cannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Query().Get("accessToken") != "bench-token" {
+		return nil, fmt.Errorf("no token")
+	}
+	return &http.Response{
+		StatusCode:    http.StatusOK,
+		Header:        http.Header{"Content-Type": {"application/json"}, HeaderRequestID: {"bench"}},
+		Body:          io.NopCloser(strings.NewReader(benchBody)),
+		ContentLength: int64(len(benchBody)),
+		Request:       r,
+	}, nil
+}
+
+// BenchmarkClientOverheadInMemory is BenchmarkClientOverhead over an
+// in-memory transport: the SDK's own cost, magnified.
+func BenchmarkClientOverheadInMemory(b *testing.B) {
+	ctx := context.Background()
+	b.Run("sdk", func(b *testing.B) {
+		c, err := New(WithBaseURL("http://bench.test"), WithAccessToken("bench-token"), WithHTTPClient(&http.Client{Transport: cannedTransport{}}))
+		if err != nil {
+			b.Fatal(err)
+		}
+		req := &Request{Path: "v1/user/me", Query: url.Values{"scope": {"wallet"}}, Auth: AuthAccessToken}
+		b.ReportAllocs()
+		for b.Loop() {
+			var out benchUser
+			if _, err := c.Do(ctx, req, &out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("nethttp", func(b *testing.B) {
+		hc := &http.Client{Transport: cannedTransport{}}
+		b.ReportAllocs()
+		for b.Loop() {
+			var out benchUser
+			if err := handWritten(ctx, hc, "http://bench.test/v1/user/me", "bench-token", &out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// handWritten is the call a careful user would write without the SDK.
+func handWritten(ctx context.Context, hc *http.Client, base, token string, out any) error {
+	q := url.Values{"scope": {"wallet"}, "accessToken": {token}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"?"+q.Encode(), nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "bench")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return json.NewDecoder(resp.Body).Decode(out)
+}

@@ -1,0 +1,96 @@
+package client
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// Auth names the credential an endpoint takes. Do attaches that credential
+// and no other, so a key is never sent where it is not needed.
+type Auth int
+
+// The credentials.
+const (
+	// AuthNone: the endpoint is public (location details, menus).
+	AuthNone Auth = iota
+	// AuthAccessToken: a user or POS access token in the accessToken query
+	// parameter (WithAccessToken).
+	AuthAccessToken
+	// AuthAPIKey: a vendor API key in the X-Vendor-API-Key header (WithAPIKey).
+	AuthAPIKey
+	// AuthAdminKey: the sandbox admin key in the X-Sandbox-Admin-Key header
+	// (WithAdminKey).
+	AuthAdminKey
+)
+
+// String returns the name of the credential.
+func (a Auth) String() string {
+	switch a {
+	case AuthNone:
+		return "none"
+	case AuthAccessToken:
+		return "access token"
+	case AuthAPIKey:
+		return "API key"
+	case AuthAdminKey:
+		return "admin key"
+	}
+	return "Auth(" + strconv.Itoa(int(a)) + ")"
+}
+
+// The headers and query parameter that carry credentials and idempotency.
+const (
+	QueryAccessToken     = "accessToken"
+	HeaderAPIKey         = "X-Vendor-API-Key"
+	HeaderAdminKey       = "X-Sandbox-Admin-Key"
+	HeaderIdempotencyKey = "Idempotency-Key"
+	HeaderRequestID      = "X-Request-Id"
+)
+
+// Request describes one API call for Do. Area packages build one per method.
+type Request struct {
+	// Method is the HTTP method; "" means GET.
+	Method string
+	// Path is relative to the base URL, without a leading slash
+	// ("v1/user/me"), so that a base URL with a path prefix works; a leading
+	// slash is refused. Path segments taken from user input must be escaped
+	// with url.PathEscape.
+	Path string
+	// Query holds the query parameters; it may be nil. Do adds accessToken
+	// itself and does not modify the map.
+	Query url.Values
+	// Body is JSON-encoded as the request body when non-nil.
+	Body any
+	// Auth is the credential the endpoint takes.
+	Auth Auth
+}
+
+// Response is the HTTP response of a call whose body Do has already
+// consumed (decoded into v, or into an *APIError); Body is http.NoBody.
+type Response struct {
+	*http.Response
+	// RequestID is the X-Request-Id header, the reference to quote in a
+	// support request.
+	RequestID string
+}
+
+// newIdempotencyKey returns 32 hex characters from crypto/rand: 128 bits, so
+// keys of different calls never collide.
+func newIdempotencyKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (it crashes the program instead)
+	return hex.EncodeToString(b[:])
+}
+
+// retryableMethod reports whether repeating a request with this method is
+// harmless by HTTP semantics.
+func retryableMethod(m string) bool {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions:
+		return true
+	}
+	return false
+}

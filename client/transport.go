@@ -1,0 +1,239 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+	"golang.org/x/time/rate"
+)
+
+// callState travels in the request context from Do through go-retryablehttp
+// to the transport, because retryablehttp's hooks see only a context or a
+// request, never the call that made them.
+type callState struct {
+	retryable bool          // method idempotent or Idempotency-Key set
+	timeout   time.Duration // per attempt; 0: none
+	attempt   int           // 1-based number of the attempt in flight
+	red       redactor
+}
+
+type callStateKey struct{}
+
+func stateFrom(ctx context.Context) *callState {
+	st, _ := ctx.Value(callStateKey{}).(*callState)
+	return st
+}
+
+// errRateLimitDeadline is returned when waiting for a rate-limit token
+// would outlast the call's deadline: failing at once beats sleeping into a
+// certain timeout. It wraps context.DeadlineExceeded.
+var errRateLimitDeadline = fmt.Errorf("hospo: rate limit wait would exceed the deadline: %w", context.DeadlineExceeded)
+
+// transport sits under go-retryablehttp (and under http.Client's redirect
+// handling), so every attempt, retries included, waits for a rate-limit
+// token, gets its own timeout, and is logged once.
+type transport struct {
+	base    http.RoundTripper // nil: http.DefaultTransport
+	limiter *rate.Limiter     // nil: no limit
+	logger  *slog.Logger      // nil: silent
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	st := stateFrom(ctx)
+	if t.limiter != nil {
+		if err := t.limiter.Wait(ctx); err != nil {
+			if req.Body != nil {
+				req.Body.Close() // a RoundTripper closes the body, even on error
+			}
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, errRateLimitDeadline
+		}
+	}
+	var cancel context.CancelFunc
+	if st != nil && st.timeout > 0 {
+		var actx context.Context
+		actx, cancel = context.WithTimeout(ctx, st.timeout)
+		req = req.WithContext(actx)
+	}
+	var start time.Time
+	logging := t.logger != nil && t.logger.Enabled(ctx, slog.LevelDebug)
+	if logging {
+		start = time.Now()
+	}
+	resp, err := t.roundTripper().RoundTrip(req)
+	if cancel != nil {
+		if err != nil {
+			if ctx.Err() == nil && req.Context().Err() != nil {
+				err = &attemptTimeoutError{d: st.timeout, err: err}
+			}
+			cancel()
+		} else {
+			// The attempt lasts until its body is closed.
+			resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+		}
+	}
+	if logging {
+		t.logAttempt(ctx, req, st, resp, err, time.Since(start))
+	}
+	return resp, err
+}
+
+func (t *transport) roundTripper() http.RoundTripper {
+	if t.base == nil {
+		return http.DefaultTransport
+	}
+	return t.base
+}
+
+func (t *transport) logAttempt(ctx context.Context, req *http.Request, st *callState, resp *http.Response, err error, d time.Duration) {
+	attrs := make([]slog.Attr, 0, 7)
+	attrs = append(attrs, slog.String("method", req.Method), slog.String("path", req.URL.Path))
+	if st != nil {
+		attrs = append(attrs, slog.Int("attempt", st.attempt))
+	}
+	if resp != nil {
+		attrs = append(attrs, slog.Int("status", resp.StatusCode))
+		if id := resp.Header.Get(HeaderRequestID); id != "" {
+			attrs = append(attrs, slog.String("request_id", id))
+		}
+	}
+	attrs = append(attrs, slog.Duration("duration", d))
+	if err != nil {
+		msg := err.Error()
+		if st != nil {
+			msg = st.red.string(msg)
+		} else {
+			msg = redactor{}.string(msg)
+		}
+		attrs = append(attrs, slog.String("error", msg))
+	}
+	t.logger.LogAttrs(ctx, slog.LevelDebug, "hospo: http attempt", attrs...)
+}
+
+// attemptTimeoutError reports an attempt cut off by WithTimeout. It is
+// retried like any connection error, and matches context.DeadlineExceeded.
+type attemptTimeoutError struct {
+	d   time.Duration
+	err error
+}
+
+func (e *attemptTimeoutError) Error() string {
+	return "attempt timed out after " + e.d.String()
+}
+func (e *attemptTimeoutError) Unwrap() error { return e.err }
+func (e *attemptTimeoutError) Timeout() bool { return true }
+
+// cancelOnClose releases an attempt's timeout when its body is closed.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// checkRetry is the retryablehttp.CheckRetry of every Client: retry only what
+// is safe to repeat (idempotent method or Idempotency-Key), and only after a
+// connection error, a 429 or a 5xx other than 501. A cancelled or expired
+// ctx stops at once.
+func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	st := stateFrom(ctx)
+	if st == nil || !st.retryable {
+		return false, nil
+	}
+	if errors.Is(err, errRateLimitDeadline) {
+		return false, nil
+	}
+	// retryablehttp's default classification is the one we want: connection
+	// errors except TLS trust, bad scheme, bad header and redirect loops;
+	// 429; 5xx except 501.
+	return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+}
+
+// backoff returns the retryablehttp.Backoff of policy p: a server's
+// Retry-After clamped to p.MaxRetryAfter, otherwise an exponential wait from
+// min doubling to max, jittered to between half and all of its value.
+func (p RetryPolicy) backoff(lo, hi time.Duration, attemptNum int, resp *http.Response) time.Duration {
+	if resp != nil {
+		if v := resp.Header.Get("Retry-After"); v != "" {
+			if d, ok := retryAfterHint(v, time.Now()); ok {
+				limit := p.MaxRetryAfter
+				if limit <= 0 {
+					limit = max(hi, lo) // a policy without a cap still gets one
+				}
+				return min(d, limit)
+			}
+		}
+	}
+	return jitteredExponential(lo, hi, attemptNum)
+}
+
+// retryAfterHint parses a Retry-After header; ok is false when it is
+// malformed, so that the exponential wait applies instead.
+func retryAfterHint(v string, now time.Time) (time.Duration, bool) {
+	d := parseRetryAfter(v, now)
+	if d == 0 {
+		// 0 may be "0", a past date, or garbage; only garbage is ignored.
+		if _, err := http.ParseTime(v); err != nil && !isDigits(v) {
+			return 0, false
+		}
+	}
+	return d, true
+}
+
+func isDigits(s string) bool { return s != "" && allDigits(s) }
+
+func jitteredExponential(lo, hi time.Duration, attemptNum int) time.Duration {
+	if lo <= 0 {
+		return 0
+	}
+	hi = max(hi, lo)
+	wait := lo
+	for i := 0; i < attemptNum && wait < hi; i++ {
+		if wait > hi/2 {
+			wait = hi // also keeps the doubling from overflowing
+			break
+		}
+		wait *= 2
+	}
+	wait = min(wait, hi)
+	half := wait / 2
+	return half + time.Duration(rand.Int64N(int64(wait-half)+1))
+}
+
+// newRetryClient builds the retryablehttp.Client for policy p over hc. It is
+// built once in New; Do builds another only for a call with its own policy.
+func newRetryClient(hc *http.Client, p RetryPolicy) *retryablehttp.Client {
+	return &retryablehttp.Client{
+		HTTPClient:   hc,
+		Logger:       nil, // our transport logs each attempt, redacted; retryablehttp would log raw URLs
+		RetryWaitMin: p.MinBackoff,
+		RetryWaitMax: p.MaxBackoff,
+		RetryMax:     p.MaxRetries,
+		CheckRetry:   checkRetry,
+		Backoff:      p.backoff,
+		ErrorHandler: retryablehttp.PassthroughErrorHandler,
+		RequestLogHook: func(_ retryablehttp.Logger, req *http.Request, i int) {
+			if st := stateFrom(req.Context()); st != nil {
+				st.attempt = i + 1
+			}
+		},
+	}
+}

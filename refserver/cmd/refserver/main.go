@@ -1,0 +1,30 @@
+// Command refserver runs the hospo reference server: the whole service on
+// a local SQLite file, with the sandbox admin API and demo credentials.
+//
+//	go run ./refserver/cmd/refserver -db refserver.db
+//
+// It prints the base URLs, the admin key and the demo credentials on start
+// and shuts down gracefully on SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "refserver:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hospo-dev/hospo-go/refserver"
+)
+
+// DefaultAdminKey is the well-known admin key of a local sandbox. It guards
+// nothing of value on a developer machine; set -admin-key when the server
+// is reachable by others.
+const DefaultAdminKey = "sandbox-admin-key"
+
+// shutdownTimeout bounds how long in-flight requests may take to finish
+// after a shutdown signal.
+const shutdownTimeout = 15 * time.Second
+
+// options are the command's flags.
+type options struct {
+	addr              string
+	tlsAddr           string
+	db                string
+	adminKey          string
+	rateLimit         float64
+	rateBurst         int
+	logLevel          string
+	posHealthInterval time.Duration
+	menuSyncInterval  time.Duration
+	validate          bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("refserver", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "HTTP listen address")
+	fs.StringVar(&o.tlsAddr, "tls-addr", "127.0.0.1:8443", "HTTPS listen address (the sandbox providers' endpoints)")
+	fs.StringVar(&o.db, "db", "refserver.db", `SQLite database file, or ":memory:"`)
+	fs.StringVar(&o.adminKey, "admin-key", DefaultAdminKey, "sandbox admin key (header X-Sandbox-Admin-Key); demo credentials derive from it")
+	fs.Float64Var(&o.rateLimit, "rate-limit", 0, "requests per second per credential (0: no limit)")
+	fs.IntVar(&o.rateBurst, "rate-burst", 0, "burst size of the rate limit (0: the rate rounded up)")
+	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.DurationVar(&o.posHealthInterval, "pos-health-interval", 30*time.Second, "how often universal POS health is checked")
+	fs.DurationVar(&o.menuSyncInterval, "menu-sync-interval", 5*time.Minute, "how often universal POS menus are synced")
+	fs.BoolVar(&o.validate, "validate", false, "check every API request against the OpenAPI document (400002/400003 for requests it forbids)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if o.adminKey == "" {
+		return o, errors.New("-admin-key must not be empty")
+	}
+	if o.rateLimit < 0 {
+		return o, errors.New("-rate-limit must not be negative")
+	}
+	if o.posHealthInterval <= 0 || o.menuSyncInterval <= 0 {
+		return o, errors.New("-pos-health-interval and -menu-sync-interval must be positive")
+	}
+	return o, nil
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return l, fmt.Errorf("-log-level: %w", err)
+	}
+	return l, nil
+}
+
+// run parses args, starts the server and serves until ctx ends, then shuts
+// down gracefully: the listeners stop accepting, in-flight requests finish
+// (up to shutdownTimeout), the workers stop and the database is closed.
+// ready, when not nil, is called with the bound addresses once serving.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready func(httpAddr, tlsAddr string)) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	level, err := parseLevel(o.logLevel)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	tln, err := net.Listen("tcp", o.tlsAddr)
+	if err != nil {
+		return err
+	}
+	defer tln.Close()
+
+	srv, err := refserver.New(refserver.Config{
+		DBPath:            o.db,
+		AdminKey:          o.adminKey,
+		BaseURL:           "http://" + publicAddr(ln.Addr()),
+		TLSURL:            "https://" + publicAddr(tln.Addr()),
+		Logger:            logger,
+		RateLimit:         o.rateLimit,
+		RateBurst:         o.rateBurst,
+		POSHealthInterval: o.posHealthInterval,
+		MenuSyncInterval:  o.menuSyncInterval,
+		ValidateRequests:  o.validate,
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	fixtures, err := srv.Fixtures(ctx)
+	if err != nil {
+		return err
+	}
+	printBanner(stdout, o, "http://"+publicAddr(ln.Addr()), "https://"+publicAddr(tln.Addr()), srv.CACertPath(), fixtures)
+	if isDefaultKeyExposed(o.adminKey, ln.Addr(), tln.Addr()) {
+		logger.Warn("the well-known default admin key is in use on a non-loopback address; set -admin-key")
+	}
+
+	errLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
+	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: errLog}
+	tlsSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: errLog}
+	errc := make(chan error, 2)
+	go func() { errc <- httpSrv.Serve(ln) }()
+	go func() { errc <- tlsSrv.Serve(tls.NewListener(tln, srv.TLSConfig())) }()
+	if ready != nil {
+		ready(ln.Addr().String(), tln.Addr().String())
+	}
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	var shutErr [2]error
+	wg.Go(func() { shutErr[0] = httpSrv.Shutdown(sctx) })
+	wg.Go(func() { shutErr[1] = tlsSrv.Shutdown(sctx) })
+	wg.Wait()
+	closeErr := srv.Close()
+	if errors.Is(serveErr, http.ErrServerClosed) {
+		serveErr = nil
+	}
+	return errors.Join(serveErr, shutErr[0], shutErr[1], closeErr)
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+)
+
+// lockedBuffer collects output written from the server's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// started is a run in the background.
+type started struct {
+	base   string
+	tls    string
+	cancel context.CancelFunc
+	done   chan error
+	stdout *lockedBuffer
+	stderr *lockedBuffer
+}
+
+func startRun(t *testing.T, args ...string) *started {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &started{cancel: cancel, done: make(chan error, 1), stdout: &lockedBuffer{}, stderr: &lockedBuffer{}}
+	ready := make(chan struct{})
+	args = append([]string{"-addr", "127.0.0.1:0", "-tls-addr", "127.0.0.1:0"}, args...)
+	go func() {
+		s.done <- run(ctx, args, s.stdout, s.stderr, func(h, tl string) {
+			s.base, s.tls = "http://"+h, "https://"+tl
+			close(ready)
+		})
+	}()
+	select {
+	case <-ready:
+	case err := <-s.done:
+		t.Fatalf("run ended before serving: %v\n%s", err, s.stderr)
+	}
+	t.Cleanup(func() {
+		cancel()
+		<-s.done
+	})
+	return s
+}
+
+func TestRunServesPrintsBannerAndShutsDownGracefully(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "run.db")
+	s := startRun(t, "-db", db, "-admin-key", "cmd-test-key")
+
+	out := s.stdout.String()
+	for _, want := range []string{
+		s.base, s.tls, db + ".tls-cert.pem", "cmd-test-key",
+		sandbox.DemoUserToken("cmd-test-key", 1), sandbox.DemoUserToken("cmd-test-key", 2),
+		sandbox.DemoPOSAccessToken("cmd-test-key", 1), "Harbour Grill", "providerB", "Garden Cafe", "providerD",
+		sandbox.DemoAPIKey("cmd-test-key", 1), sandbox.DemoAPIKey("cmd-test-key", 2), "locations 1,2",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("banner lacks %q:\n%s", want, out)
+		}
+	}
+
+	// A slow request (an injected latency) is in flight when shutdown
+	// starts; it must still get its response.
+	req, _ := http.NewRequest("POST", s.base+"/sandbox/faults", strings.NewReader(`{"pathPrefix":"/v1/slow","latencyMs":300}`))
+	req.Header.Set("X-Sandbox-Admin-Key", "cmd-test-key")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("add fault: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	slow := make(chan int, 1)
+	go func() {
+		resp, err := http.Get(s.base + "/v1/slow")
+		if err != nil {
+			slow <- -1
+			return
+		}
+		resp.Body.Close()
+		slow <- resp.StatusCode
+	}()
+	waitFaultTaken(t, s.base, "cmd-test-key")
+	s.cancel()
+
+	if code := <-slow; code != http.StatusNotFound {
+		t.Errorf("in-flight request got %d, want its 404", code)
+	}
+	if err := <-s.done; err != nil {
+		t.Fatalf("run: %v\n%s", err, s.stderr)
+	}
+	s.done <- nil // for the cleanup
+	// A clean close checkpoints and removes the WAL.
+	if fi, err := os.Stat(db + "-wal"); err == nil && fi.Size() > 0 {
+		t.Errorf("WAL left behind after shutdown: %d bytes", fi.Size())
+	}
+	if _, err := http.Get(s.base + "/sandbox/ca.pem"); err == nil {
+		t.Error("server still answers after shutdown")
+	}
+}
+
+// waitFaultTaken polls until the registered fault has been picked up by a
+// request, which is then sleeping inside the server.
+func waitFaultTaken(t *testing.T, base, key string) {
+	t.Helper()
+	for range 500 {
+		req, _ := http.NewRequest("GET", base+"/sandbox/faults", nil)
+		req.Header.Set("X-Sandbox-Admin-Key", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct{ Faults []any }
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if len(body.Faults) == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the slow request never reached the server")
+}
+
+func TestRunRestartKeepsFixture(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "again.db")
+	first := startRun(t, "-db", db)
+	first.cancel()
+	if err := <-first.done; err != nil {
+		t.Fatal(err)
+	}
+	first.done <- nil
+	second := startRun(t, "-db", db)
+	resp, err := http.Get(second.base + "/sandbox/ca.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pem, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	saved, err := os.ReadFile(db + ".tls-cert.pem")
+	if err != nil || !bytes.Equal(pem, saved) {
+		t.Errorf("served CA differs from the one kept beside the database (%v)", err)
+	}
+	// The demo credentials are the same on the second start.
+	if !strings.Contains(second.stdout.String(), sandbox.DemoUserToken(DefaultAdminKey, 1)) {
+		t.Errorf("second banner:\n%s", second.stdout)
+	}
+}
+
+func TestRunInMemory(t *testing.T) {
+	t.Parallel()
+	s := startRun(t, "-db", ":memory:", "-rate-limit", "100", "-log-level", "debug", "-validate")
+	if !strings.Contains(s.stdout.String(), "(in memory)") {
+		t.Errorf("banner:\n%s", s.stdout)
+	}
+	resp, err := http.Get(s.base + "/v1/nothing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("status %d", resp.StatusCode)
+	}
+}
+
+func TestRunFlagErrors(t *testing.T) {
+	t.Parallel()
+	tests := [][]string{
+		{"-no-such-flag"},
+		{"-admin-key", ""},
+		{"-rate-limit", "-1"},
+		{"-log-level", "loud"},
+		{"-pos-health-interval", "0s"},
+		{"extra"},
+		{"-addr", "256.0.0.1:99999"},
+	}
+	for _, args := range tests {
+		var stderr bytes.Buffer
+		err := run(t.Context(), append([]string{"-db", ":memory:"}, args...), io.Discard, &stderr, nil)
+		if err == nil {
+			t.Errorf("run %q: no error", args)
+		}
+	}
+	if err := run(t.Context(), []string{"-h"}, io.Discard, io.Discard, nil); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v, want flag.ErrHelp", err)
+	}
+}

@@ -1,0 +1,135 @@
+package refserver
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hospo-dev/hospo-go/client"
+)
+
+func TestMissingFields(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		raw   string
+		paths []string
+		want  map[string]string
+	}{
+		{"all present", `{"a":1,"b":"x"}`, []string{"a", "b"}, nil},
+		{"absent and null", `{"a":null}`, []string{"a", "b"}, map[string]string{"a": "required", "b": "required"}},
+		{"zero values count as present", `{"a":0,"b":"","c":false,"d":[],"e":{}}`, []string{"a", "b", "c", "d", "e"}, nil},
+		{"nested parent absent is not checked", `{}`, []string{"customer.address.lineOne"}, nil},
+		{"nested parent null is not checked", `{"customer":null}`, []string{"customer.name"}, nil},
+		{"nested present", `{"customer":{"address":{}}}`, []string{"customer.name", "customer.address.lineOne"},
+			map[string]string{"customer.name": "required", "customer.address.lineOne": "required"}},
+		{"array elements", `{"menuItems":[{"price":1},{},{"price":null}]}`, []string{"menuItems", "menuItems[].price"},
+			map[string]string{"menuItems[1].price": "required", "menuItems[2].price": "required"}},
+		{"null array element", `{"items":[null,{"plu":"a"}]}`, []string{"items[].plu"}, map[string]string{"items[0]": "required"}},
+		{"nested arrays", `{"items":[{"options":[{"plu":"a"},{}]}]}`, []string{"items[].options[].plu"},
+			map[string]string{"items[0].options[1].plu": "required"}},
+		{"array absent", `{}`, []string{"items[].plu"}, nil},
+		{"array required", `{}`, []string{"items", "items[].plu"}, map[string]string{"items": "required"}},
+		{"wrong types are skipped", `{"items":"x","c":5}`, []string{"items[].plu", "c.d"}, nil},
+		{"not an object", `[1]`, []string{"a"}, map[string]string{"a": "required"}},
+		{"not JSON", `{`, []string{"a"}, map[string]string{"a": "required"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, missingFields([]byte(tt.raw), tt.paths...)); diff != "" {
+				t.Errorf("missingFields(%s, %q) (-want +got):\n%s", tt.raw, tt.paths, diff)
+			}
+		})
+	}
+}
+
+type decodeTarget struct {
+	Name   string       `json:"name"`
+	Count  int          `json:"count"`
+	Amount client.Money `json:"amount"`
+	Items  []struct {
+		Price client.Money  `json:"price"`
+		Tip   *client.Money `json:"tip"`
+	} `json:"items"`
+	Nested struct {
+		Inner struct {
+			Value client.Money `json:"value"`
+		} `json:"inner"`
+	} `json:"nested"`
+	ByName map[string]client.Money `json:"byName"`
+}
+
+func TestDecodeJSONBytes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		raw     string
+		code    client.Code // 0: success
+		context map[string]string
+	}{
+		{"ok", `{"name":"a","count":2,"amount":1.5,"items":[{"price":2}]}`, 0, nil},
+		{"unknown fields ignored", `{"other":1}`, 0, nil},
+		{"empty", ``, client.CodeMalformedJSON, nil},
+		{"whitespace", " \n", client.CodeMalformedJSON, nil},
+		{"syntax", `{"name":}`, client.CodeMalformedJSON, nil},
+		{"truncated", `{"name":"a"`, client.CodeMalformedJSON, nil},
+		{"trailing", `{} x`, client.CodeMalformedJSON, nil},
+		{"two values", `{}{}`, client.CodeMalformedJSON, nil},
+		{"wrong type", `{"count":"2"}`, client.CodeMalformedJSON, nil},
+		{"fraction for int", `{"count":1.5}`, client.CodeMalformedJSON, nil},
+		{"array body", `[]`, client.CodeMalformedJSON, nil},
+		{"money string", `{"amount":"1.00"}`, client.CodeMalformedJSON, nil},
+		{"money precision", `{"amount":1.005}`, client.CodeValidation, map[string]string{"amount": "must have at most 2 decimal places"}},
+		{"money precision in array", `{"items":[{"price":1},{"price":1.001}]}`, client.CodeValidation, map[string]string{"items[1].price": "must have at most 2 decimal places"}},
+		{"money precision pointer", `{"items":[{"tip":0.125}]}`, client.CodeValidation, map[string]string{"items[0].tip": "must have at most 2 decimal places"}},
+		{"money precision nested", `{"nested":{"inner":{"value":3.333}}}`, client.CodeValidation, map[string]string{"nested.inner.value": "must have at most 2 decimal places"}},
+		{"money precision map", `{"byName":{"x":0.001}}`, client.CodeValidation, map[string]string{"byName.x": "must have at most 2 decimal places"}},
+		{"money case-insensitive field", `{"AMOUNT":1.001}`, client.CodeValidation, map[string]string{"AMOUNT": "must have at most 2 decimal places"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var v decodeTarget
+			err := decodeJSONBytes([]byte(tt.raw), &v)
+			if tt.code == 0 {
+				if err != nil {
+					t.Fatalf("decode(%s) = %v", tt.raw, err)
+				}
+				return
+			}
+			var ae *APIError
+			if !errors.As(err, &ae) || ae.Code != tt.code {
+				t.Fatalf("decode(%s) = %v, want code %d", tt.raw, err, tt.code)
+			}
+			if tt.context != nil {
+				if diff := cmp.Diff(tt.context, ae.ContextData); diff != "" {
+					t.Errorf("contextData (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+// FuzzDecodeJSON checks that no input makes decoding or the presence check
+// panic, and that every failure is a catalogue error (never a 500).
+func FuzzDecodeJSON(f *testing.F) {
+	for _, s := range []string{`{}`, `{"name":"a","items":[{"price":1.25}]}`, `{"amount":1.001}`, `[`, `null`, `{"items":[null]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var v decodeTarget
+		if err := decodeJSONBytes(raw, &v); err != nil {
+			var ae *APIError
+			if !errors.As(err, &ae) || (ae.Code != client.CodeMalformedJSON && ae.Code != client.CodeValidation) {
+				t.Fatalf("decode(%q) = %v, want a 400001 or 400002", raw, err)
+			}
+		}
+		for k, v := range missingFields(raw, "name", "items[].price", "nested.inner.value", "items[].options[].plu") {
+			if v != "required" || k == "" {
+				t.Fatalf("missingFields(%q) reported %q: %q", raw, k, v)
+			}
+		}
+	})
+}

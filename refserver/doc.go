@@ -1,0 +1,24 @@
+// Package refserver is the hospo reference server: a complete, local
+// implementation of the service that the SDK talks to, backed by SQLite,
+// with a sandbox (demo fixture, virtual clock, injected faults, sandbox
+// payment providers and a demo universal POS) for tests and development.
+//
+// Run it with the binary in cmd/refserver, or in-process:
+//
+//	srv, err := refserver.New(refserver.Config{
+//		DBPath:   ":memory:",
+//		AdminKey: "sandbox-admin-key",
+//		BaseURL:  "http://127.0.0.1:8080",
+//		TLSURL:   "https://127.0.0.1:8443",
+//	})
+//	if err != nil { ... }
+//	defer srv.Close()
+//	http.ListenAndServe("127.0.0.1:8080", srv.Handler())
+//
+// Tests use package refservertest, which does the above on free ports.
+//
+// Layout: server.go wires the pieces; middleware*.go, errors.go,
+// respond.go, decode.go, auth.go and idempotency.go are the HTTP plumbing
+// every endpoint shares; one file per API area holds its handlers; every SQL
+// statement lives in package store.
+package refserver

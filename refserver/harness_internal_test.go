@@ -1,0 +1,209 @@
+package refserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/store"
+)
+
+const testAdminKey = "internal-test-admin-key"
+
+// testServer is a Server with the test-only routes of testRoutes, served by
+// an httptest.Server.
+type testServer struct {
+	*Server
+	url string
+}
+
+func newTestServer(t *testing.T, mod ...func(*Config)) *testServer {
+	t.Helper()
+	cfg := Config{
+		DBPath:    filepath.Join(t.TempDir(), "refserver.db"),
+		AdminKey:  testAdminKey,
+		routeHook: testRoutes,
+	}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	srv, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		ts.Close()
+		if err := srv.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return &testServer{Server: srv, url: ts.URL}
+}
+
+// testRoutes mounts routes that exercise the core's plumbing the way area
+// handlers use it.
+func testRoutes(s *Server, r chi.Router) {
+	r.With(s.version(1), s.requireUser).Get("/v1/test/user", func(w http.ResponseWriter, r *http.Request) {
+		s.writeJSON(w, r, http.StatusOK, map[string]any{
+			"userId":      principalFrom(r.Context()).UserID,
+			"requestInfo": s.requestInfo(r),
+		})
+	})
+	r.With(s.version(1), s.requirePOS).Get("/v1/test/pos/{locationId}", func(w http.ResponseWriter, r *http.Request) {
+		id, _ := strconv.ParseInt(chi.URLParam(r, "locationId"), 10, 64)
+		if !principalFrom(r.Context()).CanSeeLocation(id) {
+			s.writeError(w, r, apiErr(client.CodeForbidden))
+			return
+		}
+		s.writeJSON(w, r, http.StatusOK, map[string]any{"requestInfo": s.requestInfo(r)})
+	})
+	r.With(s.version(3), s.requireAPIKey).Get("/v3/test/location/{locationId}/bills", func(w http.ResponseWriter, r *http.Request) {
+		id, _ := strconv.ParseInt(chi.URLParam(r, "locationId"), 10, 64)
+		if !principalFrom(r.Context()).CanSeeLocation(id) {
+			s.writeError(w, r, apiErr(client.CodeForbidden))
+			return
+		}
+		s.writeJSON(w, r, http.StatusOK, map[string]any{"requestInfo": s.requestInfo(r)})
+	})
+	r.With(s.version(2)).Get("/v2/test/public", func(w http.ResponseWriter, r *http.Request) {
+		s.writeJSON(w, r, http.StatusOK, map[string]any{"requestInfo": s.requestInfo(r)})
+	})
+	r.Get("/v1/test/panic", func(w http.ResponseWriter, r *http.Request) {
+		panic("internal detail: database password hunter2")
+	})
+	r.Get("/v1/test/error/{code}", func(w http.ResponseWriter, r *http.Request) {
+		c, _ := strconv.Atoi(chi.URLParam(r, "code"))
+		s.writeError(w, r, apiErr(client.Code(c)))
+	})
+	// POST /v1/test/count creates a user per request that does work, so
+	// tests can count how often the work really happened.
+	r.With(s.version(1), s.requireUser).Post("/v1/test/count", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Note   string       `json:"note"`
+			Amount client.Money `json:"amount"`
+			Items  []struct {
+				Price client.Money `json:"price"`
+			} `json:"items"`
+		}
+		if err := s.decodeBody(r, &req, "note", "items[].price"); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		s.mutate(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
+			id, err := tx.InsertUser()
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"createdUserId": id, "note": req.Note, "amount": req.Amount, "requestInfo": s.requestInfo(r)}, nil
+		})
+	})
+}
+
+// response is a decoded HTTP response.
+type response struct {
+	status int
+	header http.Header
+	raw    []byte
+	body   map[string]any
+}
+
+func (r response) code() int {
+	c, _ := r.body["code"].(float64)
+	return int(c)
+}
+
+func (r response) requestInfo() map[string]any {
+	ri, _ := r.body["requestInfo"].(map[string]any)
+	return ri
+}
+
+// do sends a request. body is a string sent as is with Content-Type
+// application/json unless headers say otherwise ("" sends no body).
+func do(t *testing.T, method, url string, headers map[string]string, body string) response {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range headers {
+		if v == "<none>" {
+			req.Header.Del(k)
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := response{status: resp.StatusCode, header: resp.Header, raw: raw}
+	if len(bytes.TrimSpace(raw)) > 0 && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(raw, &out.body); err != nil {
+			t.Fatalf("%s %s: decode %q: %v", method, url, raw, err)
+		}
+	}
+	return out
+}
+
+// wantError checks that resp is an error with the given code, the error
+// body shape and a request id.
+func wantError(t *testing.T, resp response, code client.Code) {
+	t.Helper()
+	if resp.status != code.HTTPStatus() || resp.code() != int(code) {
+		t.Fatalf("got status %d code %d, want %d: %s", resp.status, resp.code(), code, resp.raw)
+	}
+	for _, k := range []string{"error", "code", "message", "contextData", "displayString", "requestInfo"} {
+		if _, ok := resp.body[k]; !ok {
+			t.Errorf("error body lacks %q: %s", k, resp.raw)
+		}
+	}
+	if len(resp.body) != 6 {
+		t.Errorf("error body has %d members, want 6: %s", len(resp.body), resp.raw)
+	}
+	if resp.body["error"] != true {
+		t.Errorf("error = %v, want true", resp.body["error"])
+	}
+	ri := resp.requestInfo()
+	if ri["apiVersion"] != float64(0) || ri["requestId"] != nil {
+		t.Errorf("requestInfo = %v, want apiVersion 0 and requestId null", ri)
+	}
+	if resp.header.Get("X-Request-Id") == "" {
+		t.Error("no X-Request-Id header")
+	}
+}
+
+func (ts *testServer) fixtures(t *testing.T) sandbox.Fixtures {
+	t.Helper()
+	f, err := ts.Fixtures(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func userURL(base, token string) string {
+	return base + "/v1/test/user?accessToken=" + token
+}

@@ -1,0 +1,260 @@
+package refserver
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hospo-dev/hospo-go/refserver/openapi"
+	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/store"
+)
+
+// Config configures a Server. Zero values get the defaults noted.
+type Config struct {
+	// DBPath is the SQLite database file, or ":memory:". Required.
+	DBPath string
+	// AdminKey guards the /sandbox/ admin endpoints (header
+	// X-Sandbox-Admin-Key); the demo fixture's credentials are derived
+	// from it. Required.
+	AdminKey string
+	// BaseURL is the public http base URL (default http://127.0.0.1:8080).
+	// The demo locations' universal POS lives under it.
+	BaseURL string
+	// TLSURL is the public https base URL (default https://127.0.0.1:8443);
+	// providerD's tokenisationUri points there.
+	TLSURL string
+	// Logger receives one line per request and worker diagnostics. nil
+	// discards.
+	Logger *slog.Logger
+	// RateLimit is the number of requests per second allowed per
+	// credential, with bursts of RateBurst (default: RateLimit rounded up,
+	// at least 1). 0 turns rate limiting off.
+	RateLimit float64
+	RateBurst int
+	// Now is the real time source (default time.Now). The virtual clock
+	// adds its offset on top.
+	Now func() time.Time
+	// HTTPClient calls the locations' universal POSes (default: a client
+	// with a 10 s timeout).
+	HTTPClient *http.Client
+	// POSHealthInterval (default 30 s) and MenuSyncInterval (default 5 min)
+	// pace the universal POS monitor.
+	POSHealthInterval time.Duration
+	MenuSyncInterval  time.Duration
+	// OrderRetryBase (default 1 s) and OrderRetryMax (default 60 s) bound
+	// the backoff of order delivery to a universal POS.
+	OrderRetryBase time.Duration
+	OrderRetryMax  time.Duration
+	// ValidateRequests checks every API request (not the sandbox admin
+	// endpoints) against the server's OpenAPI document before its handler
+	// runs, answering 400002/400003 for requests the document forbids. For
+	// integrators whose CI should fail on such requests.
+	ValidateRequests bool
+
+	// routeHook lets this package's own tests mount extra routes (a
+	// panicking handler, a test-only POST) inside the full middleware
+	// chain. It is unexported so nothing outside the package can.
+	routeHook func(s *Server, r chi.Router)
+}
+
+// Server is the reference server. It is safe for concurrent use; create it
+// with New and release it with Close.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	db      *store.DB
+	clock   *sandbox.Clock
+	faults  *sandbox.Faults
+	cert    sandbox.Certificate
+	limiter *rateLimiter
+	idem    *keyLocks
+	handler http.Handler
+
+	// validate is the OpenAPI request validator (Config.ValidateRequests),
+	// nil when off.
+	validate func(http.Handler) http.Handler
+
+	// lastPurge is the virtual time of the last purge of old idempotency
+	// records (Unix seconds), so purging happens at most once a minute.
+	lastPurge atomic.Int64
+
+	// ctx lives as long as the server; background workers stop when Close
+	// cancels it. wg tracks them so Close can wait.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New opens the database, applies migrations, creates the demo fixture on
+// first start (and re-derives its credentials when the admin key or base
+// URL changed), loads or makes the TLS certificate, and starts the
+// background workers.
+func New(cfg Config) (*Server, error) {
+	if cfg.DBPath == "" {
+		return nil, errors.New("refserver: Config.DBPath is required")
+	}
+	if cfg.AdminKey == "" {
+		return nil, errors.New("refserver: Config.AdminKey is required")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "http://127.0.0.1:8080"
+	}
+	if cfg.TLSURL == "" {
+		cfg.TLSURL = "https://127.0.0.1:8443"
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	cfg.TLSURL = strings.TrimRight(cfg.TLSURL, "/")
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	if cfg.RateLimit < 0 {
+		return nil, errors.New("refserver: Config.RateLimit must not be negative")
+	}
+	setDefault(&cfg.POSHealthInterval, 30*time.Second)
+	setDefault(&cfg.MenuSyncInterval, 5*time.Minute)
+	setDefault(&cfg.OrderRetryBase, time.Second)
+	setDefault(&cfg.OrderRetryMax, 60*time.Second)
+
+	s := &Server{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		clock:   sandbox.NewClock(cfg.Now),
+		faults:  &sandbox.Faults{},
+		limiter: newRateLimiter(cfg.RateLimit, cfg.RateBurst),
+		idem:    newKeyLocks(),
+	}
+	cert, err := sandbox.LoadOrCreateCertificate(cfg.DBPath, cfg.Now())
+	if err != nil {
+		return nil, fmt.Errorf("refserver: %w", err)
+	}
+	s.cert = cert
+
+	ctx := context.Background()
+	db, err := store.Open(ctx, cfg.DBPath, s.clock.Now)
+	if err != nil {
+		return nil, fmt.Errorf("refserver: %w", err)
+	}
+	s.db = db
+	if err := s.loadClock(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("refserver: %w", err)
+	}
+	var registered []int64
+	if registered, err = s.ensureFixture(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("refserver: demo fixture: %w", err)
+	}
+	if cfg.ValidateRequests {
+		v, err := openapi.NewRequestValidator(openapi.WithClock(s.clock.Now), openapi.WithTokenStatus(s.tokenStatus))
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("refserver: request validator: %w", err)
+		}
+		s.validate = v
+	}
+	s.handler = s.routes()
+
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.wg.Go(func() { s.runOrderDispatcher(s.ctx) })
+	s.wg.Go(func() { s.runPOSMonitor(s.ctx) })
+	for _, id := range registered {
+		s.onPOSRegistered(id)
+	}
+	return s, nil
+}
+
+func setDefault(d *time.Duration, def time.Duration) {
+	if *d <= 0 {
+		*d = def
+	}
+}
+
+// Handler returns the handler for every route. The same handler serves the
+// HTTP and the HTTPS listener.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// TLSConfig returns a TLS configuration for the HTTPS listener that serves
+// the sandbox certificate.
+func (s *Server) TLSConfig() *tls.Config {
+	return &tls.Config{
+		Certificates: []tls.Certificate{s.cert.TLS},
+		MinVersion:   tls.VersionTLS12,
+	}
+}
+
+// CACertPEM returns the PEM certificate a client must trust to reach the
+// HTTPS listener (the same bytes as GET /sandbox/ca.pem).
+func (s *Server) CACertPEM() []byte { return append([]byte(nil), s.cert.CertPEM...) }
+
+// CACertPath returns the file that holds the CA certificate, or "" when the
+// database (and so the certificate) is in memory.
+func (s *Server) CACertPath() string {
+	if s.cfg.DBPath == store.MemoryPath {
+		return ""
+	}
+	c, _ := sandbox.CertPaths(s.cfg.DBPath)
+	return c
+}
+
+// Fixtures returns the demo fixture's credentials (what GET
+// /sandbox/fixtures shows), for the start-up banner.
+func (s *Server) Fixtures(ctx context.Context) (sandbox.Fixtures, error) {
+	var f sandbox.Fixtures
+	err := s.db.Read(ctx, func(tx *store.Tx) error {
+		var err error
+		f, err = s.fixtures(tx)
+		return err
+	})
+	return f, err
+}
+
+// Close stops the background workers, waits for them and closes the
+// database. In-flight requests should be finished first (http.Server's
+// Shutdown). Close is idempotent.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.cancel()
+		s.wg.Wait()
+		s.closeErr = s.db.Close()
+	})
+	return s.closeErr
+}
+
+// loadClock restores the virtual clock's offset from sandbox_state.
+func (s *Server) loadClock(ctx context.Context) error {
+	return s.db.Read(ctx, func(tx *store.Tx) error {
+		v, err := tx.State(stateClockOffset)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		secs, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("bad %s %q: %w", stateClockOffset, v, err)
+		}
+		s.clock.SetOffset(time.Duration(secs) * time.Second)
+		return nil
+	})
+}

@@ -1,0 +1,191 @@
+// Package store holds every SQL statement of the reference server.
+//
+// The database is SQLite (mattn/go-sqlite3) in WAL mode: one writer
+// connection, because SQLite allows one writer at a time anyway and a single
+// connection turns lock contention into a queue in database/sql, and a pool
+// of read-only connections that WAL lets run beside the writer. Each area
+// keeps its statements in its own file (credentials.go, wallet.go, ...) as
+// methods on *Tx, so handlers never see SQL.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+)
+
+// ErrNotFound is returned by single-row lookups that find no row. Handlers
+// turn it into a 404001.
+var ErrNotFound = errors.New("store: not found")
+
+// MemoryPath is the DBPath that keeps the whole database in memory.
+const MemoryPath = ":memory:"
+
+// DB is the server's database: a writer and a reader pool over one SQLite
+// file.
+type DB struct {
+	path  string
+	write *sql.DB
+	read  *sql.DB
+	now   func() time.Time
+}
+
+// Open opens (creating if needed) the database at path and applies the
+// embedded migrations that have not been applied yet. now is the clock that
+// stamps every transaction; the server passes its virtual clock.
+func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("store: empty database path")
+	}
+	if now == nil {
+		now = time.Now
+	}
+	db := &DB{path: path, now: now}
+	if path == MemoryPath {
+		// Every connection to ":memory:" is a database of its own, so the
+		// in-memory database gets exactly one connection for reads and writes.
+		w, err := sql.Open("sqlite3", ":memory:?_foreign_keys=1&_busy_timeout=5000")
+		if err != nil {
+			return nil, fmt.Errorf("store: open: %w", err)
+		}
+		w.SetMaxOpenConns(1)
+		w.SetMaxIdleConns(1)
+		w.SetConnMaxLifetime(0)
+		w.SetConnMaxIdleTime(0)
+		db.write, db.read = w, w
+	} else {
+		// _txlock=immediate: a write transaction takes the write lock at
+		// BEGIN, so it can never fail half-way by upgrading a read lock.
+		// busy_timeout: wait for a lock held by another process (e.g. a
+		// sqlite3 shell) instead of failing at once.
+		// synchronous=NORMAL is durable across application crashes in WAL
+		// mode and much cheaper than FULL.
+		const common = "_busy_timeout=5000&_foreign_keys=1&_synchronous=NORMAL"
+		w, err := sql.Open("sqlite3", path+"?_journal_mode=WAL&_txlock=immediate&"+common)
+		if err != nil {
+			return nil, fmt.Errorf("store: open: %w", err)
+		}
+		w.SetMaxOpenConns(1)
+		w.SetMaxIdleConns(1)
+		w.SetConnMaxLifetime(0)
+		w.SetConnMaxIdleTime(0)
+		db.write = w
+		// Open the writer first so the file exists and is in WAL mode
+		// before any reader connects.
+		if err := w.PingContext(ctx); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("store: open %s: %w", path, err)
+		}
+		// query_only makes a mistaken write on a reader fail loudly.
+		r, err := sql.Open("sqlite3", path+"?_query_only=1&"+common)
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("store: open: %w", err)
+		}
+		n := max(4, runtime.NumCPU())
+		r.SetMaxOpenConns(n)
+		r.SetMaxIdleConns(n)
+		db.read = r
+	}
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Path returns the path the database was opened with.
+func (db *DB) Path() string { return db.path }
+
+// Close closes every connection. With the last connection gone SQLite
+// checkpoints the WAL into the main file.
+func (db *DB) Close() error {
+	var errR error
+	if db.read != db.write {
+		errR = db.read.Close()
+	}
+	return errors.Join(errR, db.write.Close())
+}
+
+// Read runs fn in a read-only transaction. The transaction sees one
+// consistent snapshot. fn's error is returned unchanged.
+func (db *DB) Read(ctx context.Context, fn func(tx *Tx) error) error {
+	return db.run(ctx, db.read, fn)
+}
+
+// Write runs fn in a write transaction and commits it when fn returns nil;
+// otherwise it rolls back and returns fn's error unchanged. Writes are
+// serialised: never call Write from inside fn (it would wait for itself).
+// Functions registered with tx.AfterCommit run after a successful commit.
+func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
+	return db.run(ctx, db.write, fn)
+}
+
+func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(tx *Tx) error) error {
+	stx, err := pool.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	tx := &Tx{tx: stx, ctx: ctx, now: db.now()}
+	if err := fn(tx); err != nil {
+		_ = stx.Rollback()
+		return err
+	}
+	if err := stx.Commit(); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	for _, f := range tx.afterCommit {
+		f()
+	}
+	return nil
+}
+
+// Tx is one transaction. Every statement of the server is a method on Tx in
+// this package.
+type Tx struct {
+	tx          *sql.Tx
+	ctx         context.Context
+	now         time.Time
+	afterCommit []func()
+}
+
+// Now returns the (virtual) time stamped on the transaction when it began.
+// Everything a transaction writes uses this one time, so rows written
+// together carry the same timestamp.
+func (tx *Tx) Now() time.Time { return tx.now }
+
+// Unix returns Now as Unix seconds, the unit of every time column.
+func (tx *Tx) Unix() int64 { return tx.now.Unix() }
+
+// Context returns the context the transaction runs under.
+func (tx *Tx) Context() context.Context { return tx.ctx }
+
+// AfterCommit registers f to run once the transaction has committed (never
+// if it rolls back). Use it for side effects that must only happen for
+// committed data, such as waking a background worker.
+func (tx *Tx) AfterCommit(f func()) { tx.afterCommit = append(tx.afterCommit, f) }
+
+func (tx *Tx) exec(query string, args ...any) (sql.Result, error) {
+	return tx.tx.ExecContext(tx.ctx, query, args...)
+}
+
+func (tx *Tx) query(query string, args ...any) (*sql.Rows, error) {
+	return tx.tx.QueryContext(tx.ctx, query, args...)
+}
+
+func (tx *Tx) queryRow(query string, args ...any) *sql.Row {
+	return tx.tx.QueryRowContext(tx.ctx, query, args...)
+}
+
+// notFound maps sql.ErrNoRows to ErrNotFound.
+func notFound(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}
