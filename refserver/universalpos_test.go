@@ -1,0 +1,177 @@
+package refserver_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver"
+	"github.com/hospo-dev/hospo-go/refserver/refservertest"
+	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/universalpos"
+)
+
+// fastPOSMonitor makes the universal POS monitor run in test time.
+func fastPOSMonitor(c *refserver.Config) {
+	c.POSHealthInterval = 100 * time.Millisecond
+	c.MenuSyncInterval = 200 * time.Millisecond
+}
+
+var cmpMoney = cmp.Comparer(func(a, b client.Money) bool { return a.Cmp(b) == 0 })
+
+// locationMenu is GET /v2/location/{id}/menu.
+type locationMenu struct {
+	Menus    []universalpos.Menu `json:"menus"`
+	SyncedAt *int64              `json:"syncedAt"`
+}
+
+func getMenu(t *testing.T, env *refservertest.Env, locationID int64) locationMenu {
+	t.Helper()
+	resp, err := http.Get(env.URL + "/v2/location/" + strconv.FormatInt(locationID, 10) + "/menu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET menu: status %d", resp.StatusCode)
+	}
+	var m locationMenu
+	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// eventually polls cond until it holds, failing the test after a generous
+// deadline (this is a wait, not a timing assertion).
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestDemoLocationsHaveMenusSoonAfterStart(t *testing.T) {
+	t.Parallel()
+	env := refservertest.Start(t) // default intervals: the start-up sync must not wait for them
+	for _, loc := range env.Fixtures(t).Locations {
+		var m locationMenu
+		eventually(t, "the demo menu of location "+loc.Name, func() bool {
+			m = getMenu(t, env, loc.LocationID)
+			return m.SyncedAt != nil
+		})
+		if diff := cmp.Diff(sandbox.DemoMenus(), m.Menus, cmpMoney, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("location %d menu (-want +got):\n%s", loc.LocationID, diff)
+		}
+	}
+}
+
+func TestDemoPOSPassesConformanceCheck(t *testing.T) {
+	t.Parallel()
+	env := refservertest.Start(t)
+	report := universalpos.Check(context.Background(), universalpos.CheckConfig{
+		URL:   env.URL + sandbox.DemoPOSPath,
+		Token: sandbox.DemoPOSToken(env.AdminKey),
+	})
+	var out bytes.Buffer
+	_ = report.Write(&out)
+	if !report.Passed() {
+		t.Fatalf("the demo POS fails the conformance check:\n%s", out.String())
+	}
+}
+
+// switchablePOS is an external universal POS whose menu a test changes.
+type switchablePOS struct {
+	mu    sync.Mutex
+	menus []universalpos.Menu
+}
+
+func (p *switchablePOS) Health(context.Context) (universalpos.HealthStatus, error) {
+	return universalpos.HealthStatus{Status: universalpos.HealthOK}, nil
+}
+
+func (p *switchablePOS) Menus(context.Context) ([]universalpos.Menu, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.menus, nil
+}
+
+func (p *switchablePOS) CreateOrder(_ context.Context, o universalpos.Order) (string, error) {
+	return "EXT-" + o.OrderID, nil
+}
+
+func (p *switchablePOS) setMenus(m []universalpos.Menu) {
+	p.mu.Lock()
+	p.menus = m
+	p.mu.Unlock()
+}
+
+func smallMenu(price string) []universalpos.Menu {
+	return []universalpos.Menu{{
+		Reference: "m", Name: "Takeaway", Type: universalpos.MenuTypeCollection,
+		Categories: []universalpos.Category{{Reference: "c", Name: "Pizza", Items: []universalpos.Item{{
+			PLU: "PZ-1", Name: "Margherita", Price: client.MustParseMoney(price), Available: true,
+		}}}},
+	}}
+}
+
+func TestExternalPOSMenuIsSynced(t *testing.T) {
+	t.Parallel()
+	const token = "ext-pos-token-42"
+	pos := &switchablePOS{menus: smallMenu("9.00")}
+	posSrv := httptest.NewServer(universalpos.NewHandler(pos, universalpos.HandlerOptions{Token: token}))
+	defer posSrv.Close()
+	env := refservertest.Start(t, fastPOSMonitor)
+
+	var created struct {
+		LocationID int64 `json:"locationId"`
+	}
+	status := env.AdminDo(t, http.MethodPost, "/sandbox/locations", map[string]any{
+		"name": "Pizza Place", "gateway": "providerB", "posUrl": posSrv.URL + "/", "posToken": token,
+	}, &created)
+	if status != http.StatusCreated {
+		t.Fatalf("create location: status %d", status)
+	}
+	var m locationMenu
+	eventually(t, "the first menu sync", func() bool {
+		m = getMenu(t, env, created.LocationID)
+		return m.SyncedAt != nil
+	})
+	if diff := cmp.Diff(smallMenu("9.00"), m.Menus, cmpMoney, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("menu (-want +got):\n%s", diff)
+	}
+
+	// The POS changes its price; the periodic sync picks it up.
+	pos.setMenus(smallMenu("9.50"))
+	eventually(t, "the new price", func() bool {
+		m = getMenu(t, env, created.LocationID)
+		return len(m.Menus) == 1 && m.Menus[0].Categories[0].Items[0].Price.String() == "9.50"
+	})
+
+	// A location registered with a wrong token gets no menu, and the
+	// server keeps running its other syncs.
+	status = env.AdminDo(t, http.MethodPost, "/sandbox/locations", map[string]any{
+		"name": "Wrong Token", "gateway": "providerB", "posUrl": posSrv.URL, "posToken": "nope",
+	}, &created)
+	if status != http.StatusCreated {
+		t.Fatalf("create location: status %d", status)
+	}
+	time.Sleep(300 * time.Millisecond) // a few sync rounds; nothing may arrive
+	if m := getMenu(t, env, created.LocationID); m.SyncedAt != nil || len(m.Menus) != 0 {
+		t.Errorf("a POS refusing the token still gave a menu: %+v", m)
+	}
+}
