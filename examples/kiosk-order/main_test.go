@@ -1,0 +1,32 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/hospo-dev/hospo-go/refserver/refservertest"
+)
+
+// TestKioskOrder runs the example against an in-process sandbox with the
+// built-in demo POS.
+func TestKioskOrder(t *testing.T) {
+	t.Parallel()
+	env := refservertest.Start(t)
+	var out strings.Builder
+	err := run(context.Background(), []string{"-base-url", env.URL, "-admin-key", env.AdminKey, "-timeout", "60s"}, &out)
+	if err != nil {
+		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
+	}
+	t.Log(out.String())
+	if !strings.Contains(out.String(), "accepted by the POS as ") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+func TestKioskOrderNeedsAdminKey(t *testing.T) {
+	t.Parallel()
+	if err := run(context.Background(), nil, &strings.Builder{}); err == nil {
+		t.Error("no error without -admin-key")
+	}
+}

@@ -1,0 +1,289 @@
+package refserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/fulfillment"
+)
+
+// ffKind is the JSON type (and, for strings and numbers, the format) a
+// fulfillment field must have.
+type ffKind int
+
+const (
+	ffString  ffKind = iota
+	ffTime           // a string: ISO 8601 date-time with offset (RFC 3339)
+	ffNumber         // a finite number
+	ffInteger        // a whole number
+	ffMoney          // a number with at most two fraction digits
+	ffObject
+)
+
+func (k ffKind) want() string {
+	switch k {
+	case ffString, ffTime:
+		return "a string"
+	case ffNumber, ffInteger, ffMoney:
+		return "a number"
+	}
+	return "an object"
+}
+
+// ffField describes one field of a fulfillment body (interface.md 4.13 to
+// 4.15). Parents come before their children.
+type ffField struct {
+	path     string
+	kind     ffKind
+	nullable bool
+}
+
+var fulfillmentSpecs = map[fulfillment.Type][]ffField{
+	fulfillment.TypeDeliveryByOperator: {
+		{path: "deliveryTime", kind: ffTime},
+		{path: "deliveryNotes"},
+		{path: "deliveryCharge", kind: ffMoney},
+		{path: "customerName"},
+		{path: "customerPhone"},
+		{path: "customerEmail", nullable: true},
+		{path: "addressLineOne"},
+		{path: "addressLineTwo"},
+		{path: "city"},
+		{path: "postCode"},
+		{path: "kitchenNotes"},
+		{path: "coordinates", kind: ffObject, nullable: true},
+		{path: "coordinates.latitude", kind: ffNumber},
+		{path: "coordinates.longitude", kind: ffNumber},
+	},
+	fulfillment.TypeDeliveryByDeliveryPartner: {
+		{path: "collectionTime", kind: ffTime},
+		{path: "collectionNotes"},
+		{path: "name"},
+		{path: "phone"},
+		{path: "orderReference"},
+		{path: "kitchenNotes"},
+		{path: "customer", kind: ffObject, nullable: true},
+		{path: "customer.name"},
+		{path: "customer.phone"},
+		{path: "customer.email"},
+		{path: "customer.address", kind: ffObject},
+		{path: "customer.address.lineOne"},
+		{path: "customer.address.lineTwo"},
+		{path: "customer.address.city"},
+		{path: "customer.address.postcode"},
+		{path: "customer.address.coordinates", kind: ffObject},
+		{path: "customer.address.coordinates.latitude", kind: ffNumber},
+		{path: "customer.address.coordinates.longitude", kind: ffNumber},
+	},
+	fulfillment.TypeCollectionByCustomer: {
+		{path: "collectionTime", kind: ffTime},
+		{path: "collectionNotes"},
+		{path: "name"},
+		{path: "phone"},
+		{path: "orderReference"},
+		{path: "kitchenNotes"},
+	},
+	fulfillment.TypeOrderAtTable: {
+		{path: "kitchenNotes"},
+		{path: "tableNumber", kind: ffInteger},
+	},
+}
+
+// parseFulfillment checks a fulfillment body and decodes it into the SDK's
+// type for t (one definition of the wire format, and of its rules:
+// Method.Validate runs here too, so the SDK and the server report the same
+// paths).
+//
+//   - A body that is not a JSON object, or a field of the wrong JSON type
+//     (a string where a number belongs), is a 400001 naming the field, like
+//     every other endpoint's decoding.
+//   - A missing or null non-nullable field, a time that is not ISO 8601
+//     with an offset, a fractional tableNumber, money with more than two
+//     fraction digits, and whatever Validate refuses (empty required
+//     strings, out-of-range coordinates, a negative charge...) are one
+//     400002 naming every such field.
+//
+// Unknown fields are ignored and are not stored.
+func parseFulfillment(t fulfillment.Type, raw []byte) (fulfillment.Method, error) {
+	specs := fulfillmentSpecs[t]
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var root any
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: the body is empty.")
+	}
+	if err := dec.Decode(&root); err != nil {
+		return nil, apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: "+err.Error()+".")
+	}
+	var extra json.RawMessage
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: unexpected data after the JSON value.")
+	}
+	obj, ok := root.(map[string]any)
+	if !ok {
+		return nil, apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: the body must be an object.")
+	}
+
+	var typeErrs []string
+	bad := map[string]string{}
+	for _, sp := range specs {
+		parent, key, found := fulfillmentParent(obj, sp.path)
+		if !found {
+			continue
+		}
+		v, present := parent[key]
+		if !present || v == nil {
+			continue // missingFields reports it when it is required
+		}
+		reason, typeOK := checkFieldKind(sp.kind, v)
+		if !typeOK {
+			typeErrs = append(typeErrs, fmt.Sprintf("field %q must be %s", sp.path, sp.kind.want()))
+			continue
+		}
+		if reason != "" {
+			bad[sp.path] = reason
+			// Drop the value so the rest of the body still decodes and is
+			// checked; the path is already reported.
+			delete(parent, key)
+		}
+	}
+	if len(typeErrs) > 0 {
+		return nil, apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: "+strings.Join(typeErrs, "; ")+".")
+	}
+
+	var required []string
+	for _, sp := range specs {
+		if !sp.nullable {
+			required = append(required, sp.path)
+		}
+	}
+	for p, reason := range missingFields(raw, required...) {
+		bad[p] = reason
+	}
+
+	clean, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("re-encode fulfillment: %w", err)
+	}
+	m, err := fulfillment.DecodeMethod(t, clean)
+	if err != nil {
+		// The kinds were checked above, so this is a case they miss.
+		return nil, apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body.")
+	}
+	var ve *fulfillment.ValidationError
+	if err := m.Validate(); errors.As(err, &ve) {
+		for p, reason := range ve.Fields {
+			if !pathCoveredBy(bad, p) {
+				bad[p] = reason
+			}
+		}
+	} else if err != nil {
+		return nil, err
+	}
+	if len(bad) > 0 {
+		return nil, validationErr(bad)
+	}
+	return m, nil
+}
+
+// fulfillmentParent returns the object holding the last segment of a dotted
+// path, when every ancestor is a present, non-null object.
+func fulfillmentParent(obj map[string]any, path string) (map[string]any, string, bool) {
+	segs := strings.Split(path, ".")
+	cur := obj
+	for _, s := range segs[:len(segs)-1] {
+		next, ok := cur[s].(map[string]any)
+		if !ok {
+			return nil, "", false
+		}
+		cur = next
+	}
+	return cur, segs[len(segs)-1], true
+}
+
+// checkFieldKind checks v against k. typeOK is false for a value of the wrong
+// JSON type; reason is non-empty for a value of the right type that is
+// still unusable.
+func checkFieldKind(k ffKind, v any) (reason string, typeOK bool) {
+	switch k {
+	case ffString:
+		_, ok := v.(string)
+		return "", ok
+	case ffTime:
+		s, ok := v.(string)
+		if !ok {
+			return "", false
+		}
+		if _, err := time.Parse(time.RFC3339, s); err != nil {
+			return "must be an ISO 8601 date-time with an offset, like 2025-06-01T18:30:00+01:00", true
+		}
+		return "", true
+	case ffObject:
+		_, ok := v.(map[string]any)
+		return "", ok
+	}
+	n, ok := v.(json.Number)
+	if !ok {
+		return "", false
+	}
+	switch k {
+	case ffNumber:
+		f, err := n.Float64()
+		if err != nil || math.IsInf(f, 0) {
+			return "is out of range", true
+		}
+	case ffInteger:
+		i, err := strconv.ParseInt(n.String(), 10, 64)
+		if err != nil {
+			if _, ferr := n.Float64(); ferr == nil && !strings.ContainsAny(n.String(), ".eE") {
+				return "is out of range", true
+			}
+			return "must be an integer", true
+		}
+		if i > math.MaxInt32 || i < math.MinInt32 {
+			return "is out of range", true
+		}
+	case ffMoney:
+		if _, err := client.ParseMoney(n.String()); err != nil {
+			if errors.Is(err, client.ErrMoneyPrecision) {
+				return "must have at most 2 decimal places", true
+			}
+			return "is out of range", true
+		}
+	}
+	return "", true
+}
+
+// pathCoveredBy reports whether path, or an ancestor of it, is already in bad:
+// a missing customer.address makes its lines' reports redundant.
+func pathCoveredBy(bad map[string]string, path string) bool {
+	for {
+		if _, ok := bad[path]; ok {
+			return true
+		}
+		i := strings.LastIndexByte(path, '.')
+		if i < 0 {
+			return false
+		}
+		path = path[:i]
+	}
+}
+
+// canonicalFulfillment is the stored form of a fulfillment: the SDK type
+// encoded again, so key order, spacing and unknown fields do not decide
+// whether a second request sets "the same" fulfillment.
+func canonicalFulfillment(m fulfillment.Method) (string, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", fmt.Errorf("encode fulfillment: %w", err)
+	}
+	return string(b), nil
+}

@@ -1,0 +1,124 @@
+package refserver
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/fulfillment"
+)
+
+func TestParseFulfillment(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		typ  fulfillment.Type
+		body string
+		code client.Code // 0: accepted
+		want []string    // 400002 paths
+	}{
+		{"table ok", fulfillment.TypeOrderAtTable, `{"kitchenNotes":"","tableNumber":3}`, 0, nil},
+		{"table ok unknown field", fulfillment.TypeOrderAtTable, `{"kitchenNotes":"","tableNumber":3,"x":[1]}`, 0, nil},
+		{"table zero", fulfillment.TypeOrderAtTable, `{"kitchenNotes":"","tableNumber":0}`, client.CodeValidation, []string{"tableNumber"}},
+		{"table 3.0", fulfillment.TypeOrderAtTable, `{"kitchenNotes":"","tableNumber":3.0}`, client.CodeValidation, []string{"tableNumber"}},
+		{"table big", fulfillment.TypeOrderAtTable, `{"kitchenNotes":"","tableNumber":99999999999999999999999}`, client.CodeValidation, []string{"tableNumber"}},
+		{"table bool", fulfillment.TypeOrderAtTable, `{"kitchenNotes":"","tableNumber":true}`, client.CodeMalformedJSON, nil},
+		{"notes number", fulfillment.TypeOrderAtTable, `{"kitchenNotes":5,"tableNumber":1}`, client.CodeMalformedJSON, nil},
+		{"trailing data", fulfillment.TypeOrderAtTable, `{"kitchenNotes":"","tableNumber":1}]`, client.CodeMalformedJSON, nil},
+		{"empty", fulfillment.TypeOrderAtTable, ``, client.CodeMalformedJSON, nil},
+		{"customer a string", fulfillment.TypeDeliveryByDeliveryPartner, `{"customer":"Ann"}`, client.CodeMalformedJSON, nil},
+		{"partner bad values", fulfillment.TypeDeliveryByDeliveryPartner, `{"collectionTime":"2030-01-01T10:00:00+02:00","collectionNotes":"",
+			"name":"","phone":"1","orderReference":"R","kitchenNotes":"","customer":{"name":"A","phone":"1","email":"x",
+			"address":{"lineOne":"1","lineTwo":"","city":"c","postcode":"","coordinates":{"latitude":1e400,"longitude":0}}}}`,
+			client.CodeValidation, []string{"customer.address.coordinates.latitude", "customer.address.postcode", "customer.email", "name"}},
+		{"operator money", fulfillment.TypeDeliveryByOperator, `{"deliveryTime":"2030-01-01T10:00:00Z","deliveryNotes":"","deliveryCharge":0.001,
+			"customerName":"A","customerPhone":"1","customerEmail":null,"addressLineOne":"x","addressLineTwo":"","city":"c","postCode":"p",
+			"kitchenNotes":"","coordinates":null}`, client.CodeValidation, []string{"deliveryCharge"}},
+		{"operator bad time and missing", fulfillment.TypeDeliveryByOperator, `{"deliveryTime":"2030-13-01T10:00:00Z","deliveryNotes":"","deliveryCharge":1,
+			"customerPhone":"1","addressLineOne":"x","addressLineTwo":"","city":"c","postCode":"p","kitchenNotes":""}`,
+			client.CodeValidation, []string{"customerName", "deliveryTime"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m, err := parseFulfillment(tt.typ, []byte(tt.body))
+			if tt.code == 0 {
+				if err != nil {
+					t.Fatalf("err = %v", err)
+				}
+				if m.Type() != tt.typ {
+					t.Errorf("type %s", m.Type())
+				}
+				return
+			}
+			var ae *APIError
+			if !errors.As(err, &ae) || ae.Code != tt.code {
+				t.Fatalf("err = %v, want code %d", err, tt.code)
+			}
+			if tt.code == client.CodeValidation {
+				fields, _ := ae.ContextData.(map[string]string)
+				if diff := cmp.Diff(tt.want, sortedKeysOf(fields)); diff != "" {
+					t.Errorf("paths (-want +got):\n%s\n%v", diff, fields)
+				}
+			}
+		})
+	}
+}
+
+func TestCanonicalFulfillment(t *testing.T) {
+	t.Parallel()
+	a, err := parseFulfillment(fulfillment.TypeOrderAtTable, []byte(`{"tableNumber":3,"kitchenNotes":"hot"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := parseFulfillment(fulfillment.TypeOrderAtTable, []byte(`{ "kitchenNotes" : "hot", "tableNumber" : 3, "junk": null }`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, _ := canonicalFulfillment(a)
+	cb, _ := canonicalFulfillment(b)
+	if ca != cb || ca != `{"kitchenNotes":"hot","tableNumber":3}` {
+		t.Errorf("canonical forms %s and %s", ca, cb)
+	}
+}
+
+// FuzzParseFulfillment checks that no body makes the parser panic, and
+// that an accepted body's canonical form is accepted again unchanged.
+func FuzzParseFulfillment(f *testing.F) {
+	for _, s := range []string{
+		`{"kitchenNotes":"","tableNumber":3}`,
+		`{"collectionTime":"2030-01-01T10:00:00Z","collectionNotes":"","name":"A","phone":"1","orderReference":"R","kitchenNotes":""}`,
+		`{"customer":{"address":{"coordinates":{"latitude":"x"}}}}`,
+		`{"deliveryCharge":1.005,"coordinates":{"latitude":1e999}}`,
+		`[]`, `null`, `{"tableNumber":-0.0}`,
+	} {
+		for i := range fulfillment.Types() {
+			f.Add(i, s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, i int, body string) {
+		types := fulfillment.Types()
+		typ := types[(i%len(types)+len(types))%len(types)]
+		m, err := parseFulfillment(typ, []byte(body))
+		if err != nil {
+			var ae *APIError
+			if !errors.As(err, &ae) {
+				t.Fatalf("non-API error %v", err)
+			}
+			return
+		}
+		c1, err := canonicalFulfillment(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m2, err := parseFulfillment(typ, []byte(c1))
+		if err != nil {
+			t.Fatalf("canonical form %s refused: %v", c1, err)
+		}
+		if c2, _ := canonicalFulfillment(m2); c2 != c1 {
+			t.Fatalf("canonical form not stable: %s then %s", c1, c2)
+		}
+	})
+}

@@ -1,0 +1,232 @@
+package refserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/fulfillment"
+	"github.com/hospo-dev/hospo-go/refserver/store"
+	"github.com/hospo-dev/hospo-go/universalpos"
+)
+
+// mountOrdering mounts the location menu, the ordering/v3 order endpoints
+// and the four fulfillment endpoints.
+func (s *Server) mountOrdering(r chi.Router) {
+	r.With(s.version(2)).Get("/v2/location/{id}/menu", s.handleLocationMenu)
+	r.With(s.version(3), s.requireUser).Post("/ordering/v3/order", s.handleCreateOrder)
+	r.With(s.version(3), s.requireUser).Get("/ordering/v3/order/{orderId}", s.handleGetOrder)
+	r.With(s.version(3), s.requireUser).Post("/ordering/v3/order/{orderId}/fulfillment-type/{method}", s.handleSetFulfillment)
+}
+
+// runOrderDispatcher delivers orders to the locations' universal POSes
+// until ctx ends (see dispatcher.go).
+func (s *Server) runOrderDispatcher(ctx context.Context) { s.dispatchOrders(ctx) }
+
+// orderRequiredPaths are the fields of an order request that must be
+// present and not null, options included down to the deepest nesting
+// allowed.
+var orderRequiredPaths = func() []string {
+	paths := []string{"locationId", "items", "items[].plu", "items[].quantity"}
+	prefix := "items[]"
+	for range fulfillment.MaxOptionDepth {
+		prefix += ".options[]"
+		paths = append(paths, prefix+".plu", prefix+".quantity")
+	}
+	return paths
+}()
+
+// handleCreateOrder serves POST /ordering/v3/order: it checks the order
+// against the location's synced menu, prices it from the menu and stores
+// it in status created.
+func (s *Server) handleCreateOrder(w http.ResponseWriter, r *http.Request) {
+	var req fulfillment.OrderRequest
+	if err := s.decodeJSON(r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	raw, err := s.readBody(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	bad := missingFields(raw, orderRequiredPaths...)
+	if bad == nil {
+		bad = map[string]string{}
+	}
+	if _, missing := bad["locationId"]; !missing && req.LocationID <= 0 {
+		bad["locationId"] = "must be a positive id"
+	}
+	userID := principalFrom(r.Context()).UserID
+	s.mutate(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
+		var lm *locationMenus // nil: no location to check the lines against
+		if _, badID := bad["locationId"]; !badID {
+			m, err := loadMenus(tx, req.LocationID)
+			if errors.Is(err, store.ErrNotFound) {
+				return nil, apiErr(client.CodeNotFound)
+			}
+			if err != nil {
+				return nil, err
+			}
+			lm = &m
+		}
+		items, total, lineErrs := priceOrder(lm, req.Items)
+		for p, reason := range lineErrs {
+			if !pathCoveredBy(bad, p) {
+				bad[p] = reason
+			}
+		}
+		if len(bad) > 0 {
+			return nil, validationErr(bad)
+		}
+		itemsJSON, err := json.Marshal(items)
+		if err != nil {
+			return nil, err
+		}
+		id := newOrderID()
+		if err := tx.InsertOrder(id, userID, req.LocationID, string(itemsJSON), total.Cents()); err != nil {
+			return nil, err
+		}
+		return fulfillment.CreatedOrder{OrderID: id, Total: total, RequestInfo: s.requestInfo(r)}, nil
+	})
+}
+
+// handleGetOrder serves GET /ordering/v3/order/{orderId}. Another user's
+// order is 404001, like one that does not exist.
+func (s *Server) handleGetOrder(w http.ResponseWriter, r *http.Request) {
+	var o store.Order
+	err := s.db.Read(r.Context(), func(tx *store.Tx) error {
+		var err error
+		o, err = s.userOrder(r.Context(), tx, chi.URLParam(r, "orderId"))
+		return err
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	order, err := orderResource(o)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, fulfillment.OrderResponse{Order: order, RequestInfo: s.requestInfo(r)})
+}
+
+// handleSetFulfillment serves the four POST
+// /ordering/v3/order/{orderId}/fulfillment-type/{method} endpoints. The
+// first fulfillment moves the order to fulfillment_set and wakes the
+// dispatcher; the same method with the same fields again is accepted
+// without effect (202); anything else is 409001.
+func (s *Server) handleSetFulfillment(w http.ResponseWriter, r *http.Request) {
+	t := fulfillment.Type(chi.URLParam(r, "method"))
+	if !t.Known() {
+		s.writeError(w, r, apiErr(client.CodeNotFound))
+		return
+	}
+	raw, err := s.readBody(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	m, err := parseFulfillment(t, raw)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	canonical, err := canonicalFulfillment(m)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	orderID := chi.URLParam(r, "orderId")
+	s.mutate(w, r, http.StatusAccepted, func(tx *store.Tx) (any, error) {
+		o, err := s.userOrder(r.Context(), tx, orderID)
+		if err != nil {
+			return nil, err
+		}
+		if o.FulfillmentType != nil {
+			if *o.FulfillmentType == string(t) && o.FulfillmentJSON != nil && *o.FulfillmentJSON == canonical {
+				return struct{}{}, nil
+			}
+			return nil, apiErr(client.CodeFulfillmentAlreadySet)
+		}
+		if err := tx.SetOrderFulfillment(o.OrderID, string(t), canonical); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				// Not in status created without a fulfillment: cannot
+				// happen while writes are serialised, but never set twice.
+				return nil, apiErr(client.CodeFulfillmentAlreadySet)
+			}
+			return nil, err
+		}
+		tx.AfterCommit(s.wakeOrderDispatcher)
+		return struct{}{}, nil
+	})
+}
+
+// userOrder returns the order if it belongs to the request's user, and a
+// 404001 otherwise (never telling which).
+func (s *Server) userOrder(ctx context.Context, tx *store.Tx, orderID string) (store.Order, error) {
+	if orderID == "" || len(orderID) > 64 {
+		return store.Order{}, apiErr(client.CodeNotFound)
+	}
+	o, err := tx.GetOrder(orderID)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Order{}, apiErr(client.CodeNotFound)
+	}
+	if err != nil {
+		return store.Order{}, err
+	}
+	if p := principalFrom(ctx); p == nil || p.Kind != KindUser || p.UserID != o.UserID {
+		return store.Order{}, apiErr(client.CodeNotFound)
+	}
+	return o, nil
+}
+
+// orderResource turns an orders row into the order of the API.
+func orderResource(o store.Order) (fulfillment.Order, error) {
+	out := fulfillment.Order{
+		OrderID:    o.OrderID,
+		LocationID: o.LocationID,
+		Total:      client.MoneyFromCents(o.Total),
+		Status:     fulfillment.Status(o.Status),
+		POSOrderID: o.POSOrderID,
+		CreatedAt:  client.UnixTime{Time: time.Unix(o.CreatedAt, 0).UTC()},
+	}
+	if err := json.Unmarshal([]byte(o.ItemsJSON), &out.Items); err != nil {
+		return fulfillment.Order{}, fmt.Errorf("order %s: items_json: %w", o.OrderID, err)
+	}
+	if out.Items == nil {
+		out.Items = []universalpos.OrderItem{}
+	}
+	if o.FulfillmentType != nil {
+		out.FulfillmentType = fulfillment.Type(*o.FulfillmentType)
+	}
+	if o.FulfillmentJSON != nil {
+		out.Fulfillment = json.RawMessage(*o.FulfillmentJSON)
+	}
+	return out, nil
+}
+
+// newOrderID returns a random (version 4) UUID.
+func newOrderID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	const hexdigits = "0123456789abcdef"
+	out := make([]byte, 0, 36)
+	for i, c := range b {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			out = append(out, '-')
+		}
+		out = append(out, hexdigits[c>>4], hexdigits[c&0x0f])
+	}
+	return string(out)
+}
