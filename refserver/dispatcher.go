@@ -45,19 +45,12 @@ const (
 	maxOrderErrorDetail = 500
 )
 
-// orderDispatchers maps a *Server to the wake channel of its running
-// dispatcher. The Server struct belongs to the core; until it carries the
-// channel itself, the dispatcher registers it here for the handlers.
-var orderDispatchers sync.Map // *Server -> chan struct{}
-
 // wakeOrderDispatcher tells the dispatcher that an order became due. It
 // never blocks: one pending wake is as good as many.
 func (s *Server) wakeOrderDispatcher() {
-	if ch, ok := orderDispatchers.Load(s); ok {
-		select {
-		case ch.(chan struct{}) <- struct{}{}:
-		default:
-		}
+	select {
+	case s.orderWake <- struct{}{}:
+	default:
 	}
 }
 
@@ -82,10 +75,6 @@ type sendResult struct {
 // dispatchOrders delivers orders to the locations' universal POSes
 // until ctx ends, then waits for the sends in flight.
 func (s *Server) dispatchOrders(ctx context.Context) {
-	wake := make(chan struct{}, 1)
-	orderDispatchers.Store(s, wake)
-	defer orderDispatchers.Delete(s)
-
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	inFlight := map[string]bool{}
@@ -100,7 +89,7 @@ func (s *Server) dispatchOrders(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-wake:
+		case <-s.orderWake:
 		case res := <-done:
 			delete(inFlight, res.orderID)
 			if res.notBefore.IsZero() {

@@ -81,6 +81,13 @@ type Server struct {
 	idem    *keyLocks
 	handler http.Handler
 
+	// orderWake tells the order dispatcher that an order became due; one
+	// buffered signal is as good as many.
+	orderWake chan struct{}
+	// pos is the universal POS monitor: health checks, menu syncs and the
+	// demo POS handler.
+	pos *posMonitor
+
 	// validate is the OpenAPI request validator (Config.ValidateRequests),
 	// nil when off.
 	validate func(http.Handler) http.Handler
@@ -142,7 +149,10 @@ func New(cfg Config) (*Server, error) {
 		faults:  &sandbox.Faults{},
 		limiter: newRateLimiter(cfg.RateLimit, cfg.RateBurst),
 		idem:    newKeyLocks(),
+
+		orderWake: make(chan struct{}, 1),
 	}
+	s.pos = newPOSMonitor(s)
 	cert, err := sandbox.LoadOrCreateCertificate(cfg.DBPath, cfg.Now())
 	if err != nil {
 		return nil, fmt.Errorf("refserver: %w", err)

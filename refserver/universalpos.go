@@ -46,9 +46,7 @@ const (
 	jobMenu
 )
 
-// posMonitor is the state of one server's monitor. The Server struct
-// belongs to the core; until it carries this state itself, the monitor is
-// registered in posMonitors.
+// posMonitor is the state of one server's universal POS monitor.
 type posMonitor struct {
 	s    *Server
 	demo http.Handler
@@ -61,16 +59,9 @@ type posMonitor struct {
 	wake     chan struct{}    // one buffered signal: pending has work
 }
 
-var posMonitors sync.Map // *Server -> *posMonitor
-
-// monitor returns the server's monitor state, creating it on first use
-// (mountUniversalPOS, during New). runPOSMonitor removes it when the server
-// closes, so a closed server is not kept alive by the registry.
-func (s *Server) monitor() *posMonitor {
-	if m, ok := posMonitors.Load(s); ok {
-		return m.(*posMonitor)
-	}
-	m := &posMonitor{
+// newPOSMonitor makes the server's monitor state; New calls it once.
+func newPOSMonitor(s *Server) *posMonitor {
+	return &posMonitor{
 		s:        s,
 		demo:     sandbox.NewDemoPOSHandler(s.cfg.AdminKey, s.log),
 		sem:      make(chan struct{}, posCheckConcurrency),
@@ -79,15 +70,13 @@ func (s *Server) monitor() *posMonitor {
 		retries:  map[int64]int{},
 		wake:     make(chan struct{}, 1),
 	}
-	actual, _ := posMonitors.LoadOrStore(s, m)
-	return actual.(*posMonitor)
 }
 
 // mountUniversalPOS mounts the built-in demo universal POS at
 // sandbox.DemoPOSPath. It runs inside the server's middleware chain, so
 // sandbox faults apply to it (that is how a demo makes it fail).
 func (s *Server) mountUniversalPOS(r chi.Router) {
-	h := http.StripPrefix(sandbox.DemoPOSPath, s.monitor().demo)
+	h := http.StripPrefix(sandbox.DemoPOSPath, s.pos.demo)
 	r.Handle(sandbox.DemoPOSPath+"/*", h)
 }
 
@@ -110,9 +99,7 @@ func (s *Server) posClient(posURL, posToken string, opts ...universalpos.ClientO
 // committed. It only queues the location: the checks run in the monitor's
 // goroutines, never in the admin request. After Close it does nothing.
 func (s *Server) onPOSRegistered(locationID int64) {
-	if m, ok := posMonitors.Load(s); ok {
-		m.(*posMonitor).enqueue(locationID, jobHealth|jobMenu)
-	}
+	s.pos.enqueue(locationID, jobHealth|jobMenu)
 }
 
 func (m *posMonitor) enqueue(locationID int64, job posJob) {
@@ -128,8 +115,7 @@ func (m *posMonitor) enqueue(locationID int64, job posJob) {
 // runPOSMonitor checks the registered universal POSes' health and menus
 // until ctx ends, then waits for the checks in flight.
 func (s *Server) runPOSMonitor(ctx context.Context) {
-	m := s.monitor()
-	defer posMonitors.Delete(s)
+	m := s.pos
 	var wg sync.WaitGroup
 	defer wg.Wait()
 
