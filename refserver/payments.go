@@ -1,0 +1,181 @@
+package refserver
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/store"
+	"github.com/hospo-dev/hospo-go/wallet"
+)
+
+// paymentRequest is the body of POST /payments/v1/payment. Money that has
+// more than two fraction digits is a 400002 from decodeJSON.
+type paymentRequest struct {
+	LocationID  int64        `json:"locationId"`
+	CheckNumber int64        `json:"checkNumber"`
+	CardID      int64        `json:"cardId"`
+	Amount      client.Money `json:"amount"`
+	Tip         client.Money `json:"tip"`
+}
+
+// paymentResponse is the body of both payment endpoints.
+type paymentResponse struct {
+	Payment     wallet.Payment     `json:"payment"`
+	RequestInfo client.RequestInfo `json:"requestInfo"`
+}
+
+// handleCreatePayment serves POST /payments/v1/payment: a pending payment
+// towards a check, which the location's POS then sees in its payments poll
+// until it accepts it. The checks run in this order, each failing with
+// its own code:
+//
+//  1. the body: every field present, amount > 0, tip >= 0, at most two
+//     decimals (400002);
+//  2. the location, the card (the user's own) and the check's bill exist
+//     (404001; another user's card looks exactly like an unknown one, and
+//     a void check cannot be paid);
+//  3. the card's status is Live or Temporary (409005);
+//  4. the card holds a token for the location's gateway (404006);
+//  5. the location's POS is online (409003);
+//  6. amount <= outstanding minus the payments the POS has not accepted
+//     yet (409002);
+//  7. the provider accepts the token (402001 for the decline test card).
+//
+// Everything runs in one transaction, so two concurrent payments cannot
+// both fit into the same outstanding amount.
+func (s *Server) handleCreatePayment(w http.ResponseWriter, r *http.Request) {
+	var req paymentRequest
+	if err := s.decodeJSON(r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	body, _ := s.readBody(r)
+	bad := missingFields(body, "locationId", "checkNumber", "cardId", "amount", "tip")
+	if bad == nil {
+		bad = map[string]string{}
+	}
+	if _, missing := bad["amount"]; !missing && req.Amount.Cmp(client.Money{}) <= 0 {
+		bad["amount"] = "must be greater than 0"
+	}
+	if _, missing := bad["tip"]; !missing && req.Tip.IsNegative() {
+		bad["tip"] = "must not be negative"
+	}
+	if len(bad) > 0 {
+		s.writeError(w, r, validationErr(bad))
+		return
+	}
+	userID := principalFrom(r.Context()).UserID
+	s.mutate(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
+		loc, err := tx.GetLocationDetails(req.LocationID)
+		if err != nil {
+			return nil, notFoundAs404(err)
+		}
+		card, err := tx.GetCard(req.CardID)
+		if err != nil {
+			return nil, notFoundAs404(err)
+		}
+		if card.UserID != userID {
+			return nil, apiErr(client.CodeNotFound)
+		}
+		bill, err := tx.GetPayableBill(req.LocationID, req.CheckNumber)
+		if err != nil {
+			return nil, notFoundAs404(err)
+		}
+		if bill.Status == "void" {
+			return nil, apiErr(client.CodeNotFound)
+		}
+		if !wallet.CardStatus(card.CardStatusID).Usable() {
+			return nil, apiErr(client.CodeCardNotUsable)
+		}
+		token, err := tx.CardToken(card.CardID, loc.Gateway)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, apiErrMsg(client.CodeCardNotTokenised,
+				"Payment card not tokenised. The location pays through "+loc.Gateway+"; tokenise the card for it.")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if loc.LastHeartbeat == nil || !heartbeatFresh(*loc.LastHeartbeat, tx.Unix()) {
+			return nil, apiErr(client.CodeLocationOffline)
+		}
+		pending, err := tx.PendingPaymentsTotal(bill.BillID)
+		if err != nil {
+			return nil, err
+		}
+		if req.Amount.Cents() > bill.OutstandingAmount-pending {
+			return nil, apiErr(client.CodeAmountExceedsOutstanding)
+		}
+		pt, err := tx.GetProviderToken(token)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		if err == nil && pt.Decline {
+			return nil, apiErr(client.CodePaymentDeclined)
+		}
+		p, err := tx.InsertPaymentRecord(store.PaymentRecord{
+			LocationID:  req.LocationID,
+			CheckNumber: req.CheckNumber,
+			BillID:      bill.BillID,
+			UserID:      userID,
+			CardID:      card.CardID,
+			Amount:      req.Amount.Cents(),
+			Tip:         req.Tip.Cents(),
+		})
+		if err != nil {
+			return nil, err
+		}
+		return paymentResponse{Payment: walletPayment(p), RequestInfo: s.requestInfo(r)}, nil
+	})
+}
+
+// handleGetPayment serves GET /payments/v1/payment/{paymentId}: one of the
+// user's payments; another user's is a 404001, like an unknown one.
+func (s *Server) handleGetPayment(w http.ResponseWriter, r *http.Request) {
+	id, ok := walletIDParam(r, "paymentId")
+	if !ok {
+		s.writeError(w, r, apiErr(client.CodeNotFound))
+		return
+	}
+	userID := principalFrom(r.Context()).UserID
+	var p store.PaymentRecord
+	err := s.db.Read(r.Context(), func(tx *store.Tx) error {
+		var err error
+		if p, err = tx.GetPaymentRecord(id); err != nil {
+			return notFoundAs404(err)
+		}
+		if p.UserID != userID {
+			return apiErr(client.CodeNotFound)
+		}
+		return nil
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, paymentResponse{Payment: walletPayment(p), RequestInfo: s.requestInfo(r)})
+}
+
+// walletPayment renders a stored payment.
+func walletPayment(p store.PaymentRecord) wallet.Payment {
+	return wallet.Payment{
+		PaymentID:   p.PaymentID,
+		LocationID:  p.LocationID,
+		CheckNumber: p.CheckNumber,
+		BillID:      p.BillID,
+		CardID:      p.CardID,
+		Amount:      client.MoneyFromCents(p.Amount),
+		Tip:         client.MoneyFromCents(p.Tip),
+		Status:      wallet.PaymentStatus(p.Status),
+		CreatedAt:   unixTime(p.CreatedAt),
+	}
+}
+
+// notFoundAs404 turns store.ErrNotFound into a 404001 and passes any other
+// error on.
+func notFoundAs404(err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return apiErr(client.CodeNotFound)
+	}
+	return err
+}

@@ -1,0 +1,142 @@
+package wallet
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+const testNumber = "4111111111111111"
+
+func TestCardDetailsMasking(t *testing.T) {
+	t.Parallel()
+	d := CardDetails{Number: testNumber, CVC: "987", ExpiryMonth: 4, ExpiryYear: 2031, HolderName: "A Diner"}
+	var outs []string
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%d", "%x", "%X", "%q", "%10.3v"} {
+		outs = append(outs, fmt.Sprintf(verb, d), fmt.Sprintf(verb, &d), fmt.Sprintf(verb, []CardDetails{d}))
+	}
+	outs = append(outs, fmt.Sprint(d), fmt.Sprintln(d), d.String(), d.GoString(),
+		fmt.Sprintf("%v", struct{ C CardDetails }{d}), fmt.Sprintf("%+v", map[string]CardDetails{"k": d}))
+
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("card", "card", d)
+	slog.New(slog.NewTextHandler(&buf, nil)).Info("card", "card", d, "ptr", &d)
+	outs = append(outs, buf.String())
+
+	j, err := json.Marshal(struct{ Card CardDetails }{d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs = append(outs, string(j))
+
+	r := ProviderDTokenRequest{KeyID: "k1", Number: testNumber, CVC: "987", ExpiryMonth: 4, ExpiryYear: 31}
+	outs = append(outs, fmt.Sprintf("%v %+v %#v %s %d", r, r, r, r, r))
+
+	for _, out := range outs {
+		if strings.Contains(out, testNumber) || strings.Contains(out, "411111") {
+			t.Errorf("number leaked: %s", out)
+		}
+		if strings.Contains(out, "987") {
+			t.Errorf("cvc leaked: %s", out)
+		}
+	}
+	if got, want := d.String(), `CardDetails{Number:************1111 CVC:*** Expiry:04/31 HolderName:"A Diner"}`; got != want {
+		t.Errorf("String() = %s, want %s", got, want)
+	}
+	if !strings.Contains(buf.String(), "************1111") {
+		t.Errorf("slog output lacks the masked number: %s", buf.String())
+	}
+}
+
+func TestMaskedNumber(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"":                    "",
+		"1234567":             "*******",
+		"12345678":            "****5678",
+		"4111111111111111":    "************1111",
+		"6011000990139424123": "***************4123",
+	} {
+		if got := (CardDetails{Number: in}).MaskedNumber(); got != want {
+			t.Errorf("MaskedNumber(%d digits) = %q, want %q", len(in), got, want)
+		}
+	}
+}
+
+func TestCardDetailsValidate(t *testing.T) {
+	t.Parallel()
+	ok := CardDetails{Number: testNumber, CVC: "123", ExpiryMonth: 12, ExpiryYear: 30}
+	tests := []struct {
+		name   string
+		mod    func(*CardDetails)
+		fields string // "" when valid
+	}{
+		{"valid", func(*CardDetails) {}, ""},
+		{"four-digit year", func(d *CardDetails) { d.ExpiryYear = 2030 }, ""},
+		{"four-digit cvc", func(d *CardDetails) { d.CVC = "1234" }, ""},
+		{"luhn", func(d *CardDetails) { d.Number = "4111111111111112" }, "number"},
+		{"spaces", func(d *CardDetails) { d.Number = "4111 1111 1111 1111" }, "number"},
+		{"short", func(d *CardDetails) { d.Number = "42" }, "number"},
+		{"cvc letters", func(d *CardDetails) { d.CVC = "12a" }, "cvc"},
+		{"cvc empty", func(d *CardDetails) { d.CVC = "" }, "cvc"},
+		{"month 0", func(d *CardDetails) { d.ExpiryMonth = 0 }, "expiryMonth"},
+		{"month 13", func(d *CardDetails) { d.ExpiryMonth = 13 }, "expiryMonth"},
+		{"year 123", func(d *CardDetails) { d.ExpiryYear = 123 }, "expiryYear"},
+		{"all", func(d *CardDetails) { *d = CardDetails{Number: "1", CVC: "x", ExpiryYear: -1} }, "number, cvc, expiryMonth, expiryYear"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := ok
+			tt.mod(&d)
+			err := d.Validate()
+			if tt.fields == "" {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrInvalidCardDetails) || !strings.HasSuffix(err.Error(), ": "+tt.fields) {
+				t.Fatalf("Validate = %v, want fields %s", err, tt.fields)
+			}
+			if d.Number != "" && len(d.Number) > 4 && strings.Contains(err.Error(), d.Number) {
+				t.Errorf("error leaks the number: %v", err)
+			}
+		})
+	}
+}
+
+func TestLuhn(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[string]bool{
+		"4111111111111111": true, "4000000000000002": true, "5555555555554444": true,
+		"378282246310005": true, "4111111111111112": false, "1234567812345678": false,
+	} {
+		if luhn(n) != want {
+			t.Errorf("luhn(%s) = %v", n, !want)
+		}
+	}
+}
+
+func FuzzCardDetailsFormat(f *testing.F) {
+	f.Add("4111111111111111", "123", 4, 29, "A B")
+	f.Add("123456789012", "0000", 0, 0, "")
+	f.Fuzz(func(t *testing.T, number, cvc string, month, year int, holder string) {
+		// Card numbers are 12 to 19 digits. Other fields are free text that
+		// may contain anything, so keep them from spelling the number.
+		if len(number) < 12 || len(number) > 19 || !digits(number) || strings.Contains(holder, number) {
+			return
+		}
+		d := CardDetails{Number: number, CVC: cvc, ExpiryMonth: month % 100, ExpiryYear: year % 100, HolderName: holder}
+		j, _ := json.Marshal(d)
+		for _, out := range []string{fmt.Sprintf("%v|%+v|%#v|%s|%d|%x", d, d, d, d, d, d), string(j)} {
+			if strings.Contains(out, number) {
+				t.Fatalf("number %q leaked in %q", number, out)
+			}
+		}
+	})
+}

@@ -1,0 +1,134 @@
+package wallet
+
+import (
+	"cmp"
+	"context"
+	"net/http"
+	"slices"
+
+	"github.com/hospo-dev/hospo-go/client"
+)
+
+// Card is one entry of a user's wallet (interface section 2.2). The wallet
+// has one entry per tokenisation event: the same physical card tokenised for
+// two providers at different times is two entries, each with its own CardID.
+type Card struct {
+	CardID       int64      `json:"cardId"`
+	Last4Digits  string     `json:"last4Digits"`
+	Nickname     string     `json:"nickname"`
+	CardTypeID   CardType   `json:"cardTypeId"`
+	CardStatusID CardStatus `json:"cardStatusId"`
+	Default      bool       `json:"default"`
+	// ExpiryMonth is the month as two digits, "01" to "12".
+	ExpiryMonth string `json:"expiryMonth"`
+	// ExpiryYear is the two-digit year, "29" for 2029.
+	ExpiryYear string   `json:"expiryYear"`
+	Gateways   Gateways `json:"gateways"`
+}
+
+// User is the user record returned with scope=wallet (interface section 2.3).
+type User struct {
+	UserID      int64           `json:"userId"`
+	UserStatus  int             `json:"userStatus"`
+	DateCreated client.UnixTime `json:"dateCreated"`
+	LastUpdated client.UnixTime `json:"lastUpdated"`
+	// DefaultCardID is the default card's id; 0 while the wallet is empty.
+	DefaultCardID int64  `json:"defaultCardId"`
+	Wallet        []Card `json:"wallet"`
+}
+
+// DefaultCard returns the wallet entry marked default.
+func (u User) DefaultCard() (Card, bool) {
+	i := slices.IndexFunc(u.Wallet, func(c Card) bool { return c.Default })
+	if i < 0 {
+		return Card{}, false
+	}
+	return u.Wallet[i], true
+}
+
+// InsertCardRequest is the body of a card insert (interface section 4.1).
+// At least one of ProviderBCse and ProviderDToken must be set; both in one
+// request make one wallet entry holding both tokens. AddCard fills this in
+// from card details.
+type InsertCardRequest struct {
+	// ExpiryMonth is 1 to 12.
+	ExpiryMonth int `json:"expiryMonth"`
+	// ExpiryYear is the two-digit year (29 for 2029).
+	ExpiryYear int `json:"expiryYear"`
+	// First6Digits and Last4Digits are the card number's first six and last
+	// four digits; the service checks them against the tokenised card.
+	First6Digits string `json:"first6Digits"`
+	Last4Digits  string `json:"last4Digits"`
+	// Nickname is the user's label, at most 50 characters; may be empty.
+	Nickname string `json:"nickname"`
+	// Save keeps the card in the wallet as Live. False inserts a Temporary
+	// Card (status 4), meant for one payment. It is always sent, so the zero
+	// value means a temporary card: set it deliberately.
+	Save bool `json:"save"`
+	// Default makes the new entry the user's default card. The first card
+	// of a wallet becomes the default anyway.
+	Default bool `json:"default"`
+	// ProviderBCse is providerB's client-side-encrypted card data (see
+	// EncryptProviderBCSE and Service.ProviderBCSE).
+	ProviderBCse string `json:"providerBCse,omitempty"`
+	// ProviderDToken is the token from providerD's tokenisation endpoint
+	// (see Service.TokeniseProviderD).
+	ProviderDToken string `json:"providerDToken,omitempty"`
+}
+
+// walletResponse is the body of a card insert.
+type walletResponse struct {
+	Wallet      []Card             `json:"wallet"`
+	RequestInfo client.RequestInfo `json:"requestInfo"`
+}
+
+// userResponse is the body of GET /v1/user/me.
+type userResponse struct {
+	User        User               `json:"user"`
+	RequestInfo client.RequestInfo `json:"requestInfo"`
+}
+
+// InsertCard adds a card to the user's wallet and returns the whole wallet,
+// the new entry included (use NewestCard to pick it out).
+//
+// POST /v3/user/me/wallet/card/insert
+func (s *Service) InsertCard(ctx context.Context, req InsertCardRequest, opts ...client.Option) ([]Card, error) {
+	var out walletResponse
+	_, err := s.c.Do(ctx, &client.Request{
+		Method: http.MethodPost,
+		Path:   "v3/user/me/wallet/card/insert",
+		Body:   req,
+		Auth:   client.AuthAccessToken,
+	}, &out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out.Wallet, nil
+}
+
+// GetWallet returns the user with their wallet.
+//
+// GET /v1/user/me?scope=wallet
+func (s *Service) GetWallet(ctx context.Context, opts ...client.Option) (User, error) {
+	var out userResponse
+	_, err := s.c.Do(ctx, &client.Request{
+		Method: http.MethodGet,
+		Path:   "v1/user/me",
+		Query:  map[string][]string{"scope": {"wallet"}},
+		Auth:   client.AuthAccessToken,
+	}, &out, opts...)
+	if err != nil {
+		return User{}, err
+	}
+	return out.User, nil
+}
+
+// NewestCard returns the wallet entry with the highest id: the service
+// numbers entries in insertion order, so after InsertCard it is the entry
+// just added.
+func NewestCard(cards []Card) (Card, bool) {
+	if len(cards) == 0 {
+		return Card{}, false
+	}
+	return slices.MaxFunc(cards, func(a, b Card) int { return cmp.Compare(a.CardID, b.CardID) }), true
+}

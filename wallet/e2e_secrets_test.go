@@ -1,0 +1,110 @@
+package wallet_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver"
+	"github.com/hospo-dev/hospo-go/refserver/refservertest"
+	"github.com/hospo-dev/hospo-go/wallet"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server's concurrent logging.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Every card flow, successful or refused, leaves no full card number and
+// no CVC in the database (file and WAL) or in the server's log.
+func TestE2ENoCardDataStoredOrLogged(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	env := refservertest.Start(t, func(cfg *refserver.Config) {
+		cfg.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	u := newUser(t, env)
+	ctx := t.Context()
+	numbers := []string{visaNumber, mcNumber, amexNumber, declineNumber}
+
+	for _, n := range numbers {
+		if _, err := u.w.AddCard(ctx, wallet.AddCardRequest{Card: card(n), Providers: []wallet.Gateway{wallet.ProviderB, wallet.ProviderD}}); err != nil {
+			t.Fatalf("AddCard %s: %v", n[:6], err)
+		}
+	}
+	// Refused flows: a Luhn failure at the provider, a mismatching insert,
+	// an expired card.
+	k, err := u.w.ProviderDKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := card(visaNumber)
+	bad.Number = "4111111111111129"
+	tokenise(t, env.HTTPSClient(), k.TokenisationURI, k.Key.KeyID, bad)
+	cse, err := u.w.ProviderBCSE(ctx, card(mcNumber))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins := insertFor(card(visaNumber))
+	ins.ProviderBCse = cse
+	if _, err := u.w.InsertCard(ctx, ins); err == nil {
+		t.Fatal("mismatching insert accepted")
+	}
+	// Recovery, with the details supplied again.
+	loc := newLocation(t, env, "Quay", wallet.ProviderD)
+	locB := newLocation(t, env, "Harbour", wallet.ProviderB)
+	loc.heartbeat(t)
+	loc.pushCheck(t, 7, "50.00")
+	first, err := u.w.AddCard(ctx, wallet.AddCardRequest{Card: card(visaNumber), Providers: []wallet.Gateway{locB.gw}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = u.w.PayWithRecovery(ctx, wallet.RecoveryRequest{
+		Payment:        wallet.CreatePaymentRequest{LocationID: loc.id, CheckNumber: 7, CardID: first.CardID, Amount: client.MustParseMoney("5.00")},
+		IdempotencyKey: "secret-scan",
+		CardDetails: func(context.Context, wallet.Gateway) (wallet.CardDetails, error) {
+			return card(visaNumber), nil
+		},
+	})
+	if err != nil {
+		t.Fatalf("PayWithRecovery: %v", err)
+	}
+
+	// Reads after the writes, so the WAL holds everything written.
+	db := string(env.DBBytes(t))
+	log := logs.String()
+	if !strings.Contains(db, "providerD_tok_") || !strings.Contains(log, "/v3/user/me/wallet/card/insert") {
+		t.Fatalf("the scan does not see the data: db %d bytes, log %d bytes", len(db), len(log))
+	}
+	for where, text := range map[string]string{"database": db, "log": log} {
+		for _, n := range append(numbers, bad.Number) {
+			if strings.Contains(text, n) {
+				t.Errorf("%s holds the card number %s...", where, n[:6])
+			}
+		}
+		// A CVC is too short to search for alone; look for it as a JSON
+		// member and for the member names of raw card data.
+		for _, needle := range []string{`"cvc"`, `"number"`, `"` + testCVCs[0] + `"`, `"` + testCVCs[1] + `"`} {
+			if strings.Contains(text, needle) {
+				t.Errorf("%s holds %s", where, needle)
+			}
+		}
+	}
+}

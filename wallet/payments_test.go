@@ -1,0 +1,82 @@
+package wallet
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hospo-dev/hospo-go/client"
+)
+
+func paymentJSON(id, cardID int64, status string) string {
+	return `{"payment":{"paymentId":` + itoa(int(id)) + `,"locationId":3,"checkNumber":1042,"billId":"b-3-1042","cardId":` + itoa(int(cardID)) +
+		`,"amount":12.30,"tip":1.50,"status":"` + status + `","createdAt":1700000000},` + requestInfoJSON + `}`
+}
+
+func TestCreatePayment(t *testing.T) {
+	t.Parallel()
+	s, mt := newMockService(t)
+	var rec recorder
+	mt.RegisterResponder(http.MethodPost, testBase+"payments/v1/payment", rec.respond(t, 201, paymentJSON(9, 2, "pending")))
+
+	p, err := s.CreatePayment(context.Background(), CreatePaymentRequest{
+		LocationID: 3, CheckNumber: 1042, CardID: 2,
+		Amount: client.MustParseMoney("12.30"), Tip: client.MustParseMoney("1.5"),
+	}, client.WithIdempotencyKey("pay-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rec.last(t)
+	testMethodPath(t, c, http.MethodPost, "/prefix/payments/v1/payment")
+	if c.Header.Get("Idempotency-Key") != "pay-1" {
+		t.Errorf("Idempotency-Key = %q", c.Header.Get("Idempotency-Key"))
+	}
+	// Money goes out as JSON numbers with two decimals.
+	if want := `{"locationId":3,"checkNumber":1042,"cardId":2,"amount":12.30,"tip":1.50}`; c.RawBody != want {
+		t.Errorf("body = %s, want %s", c.RawBody, want)
+	}
+	want := Payment{PaymentID: 9, LocationID: 3, CheckNumber: 1042, BillID: "b-3-1042", CardID: 2,
+		Amount: client.MustParseMoney("12.30"), Tip: client.MustParseMoney("1.50"), Status: PaymentPending,
+		CreatedAt: client.UnixTime{Time: time.Unix(1700000000, 0).UTC()}}
+	if d := cmp.Diff(want, p, cmp.AllowUnexported(client.Money{})); d != "" {
+		t.Errorf("payment (-want +got):\n%s", d)
+	}
+}
+
+func TestCreatePaymentErrors(t *testing.T) {
+	t.Parallel()
+	for _, code := range []client.Code{
+		client.CodeCardNotTokenised, client.CodeNotFound, client.CodeAmountExceedsOutstanding,
+		client.CodeLocationOffline, client.CodeCardNotUsable, client.CodePaymentDeclined, client.CodeValidation,
+	} {
+		t.Run(code.Message(), func(t *testing.T) {
+			t.Parallel()
+			s, mt := newMockService(t)
+			var rec recorder
+			mt.RegisterResponder(http.MethodPost, testBase+"payments/v1/payment", rec.respond(t, code.HTTPStatus(), errorBody(code, "")))
+			_, err := s.CreatePayment(context.Background(), CreatePaymentRequest{LocationID: 1, CheckNumber: 1, CardID: 1, Amount: client.MoneyFromCents(1)})
+			if !errors.Is(err, code) {
+				t.Fatalf("err = %v, want code %d", err, code)
+			}
+		})
+	}
+}
+
+func TestGetPayment(t *testing.T) {
+	t.Parallel()
+	s, mt := newMockService(t)
+	var rec recorder
+	mt.RegisterResponder(http.MethodGet, testBase+"payments/v1/payment/9", rec.respond(t, 200, paymentJSON(9, 2, "accepted")))
+	p, err := s.GetPayment(context.Background(), 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testMethodPath(t, rec.last(t), http.MethodGet, "/prefix/payments/v1/payment/9")
+	if p.Status != PaymentAccepted || p.Amount.String() != "12.30" {
+		t.Errorf("payment = %+v", p)
+	}
+}
