@@ -1,0 +1,44 @@
+// Package openapi holds the OpenAPI 3.1 documents of the reference server and
+// the code that enforces them.
+//
+// Two documents are embedded in the binary:
+//
+//   - openapi.json: everything the refserver serves (the service API, the
+//     sandbox admin, provider and demo POS endpoints, and the documents
+//     themselves), served at /openapi.json.
+//   - universal-pos.json: the universal POS contract that a POS vendor
+//     implements and the service calls, served at /universal-pos/openapi.json.
+//     The schemas it shares with openapi.json (menus, orders, fulfillment
+//     payloads) are written out in both, so that each document stands alone;
+//     a test keeps the copies equal.
+//
+// The documents are written in the part of OpenAPI 3.1 that
+// github.com/getkin/kin-openapi v0.133 understands. Nullable members use the
+// 3.1 forms, type arrays (["string", "null"]) and oneOf with {"type": "null"};
+// kin-openapi's document validation rejects "null" as a type, so Load rewrites
+// those into its 3.0 model in memory (see normaliseNulls). Keywords it does not
+// know (const, examples, numeric exclusiveMinimum, propertyNames, members
+// beside $ref) are not used. Request bodies admit unknown members, as the
+// server ignores them; response bodies do not, so that an undocumented member
+// in a response is caught.
+//
+// Enforcement comes in two forms. NewRequestValidator is HTTP middleware that
+// rejects requests which break the document (the refserver's -validate flag),
+// answering in the service's error body. ValidatingHandler checks every
+// request and response passing through and reports mismatches; the
+// end-to-end test harness (refservertest) wraps the server with it, so every
+// end-to-end test also checks that the document and the server agree. A test
+// walks the server's routes and the document's paths to keep both lists equal.
+//
+// The documents also pass the pinned Redocly CLI lint without errors:
+//
+//	HOSPO_OPENAPI_LINT=1 go test -run TestRedoclyLint ./refserver/openapi
+//
+// Using the request validator in front of an API handler:
+//
+//	mw, err := openapi.NewRequestValidator()
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	http.ListenAndServe(addr, mw(apiHandler))
+package openapi

@@ -1,0 +1,40 @@
+package openapi
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+// redoclyCLI is the pinned Redocly CLI that lints the documents. It comes
+// from the npm registry, so the test runs only when asked:
+//
+//	HOSPO_OPENAPI_LINT=1 go test -run TestRedoclyLint ./refserver/openapi
+//
+// (which is the same as npx --yes @redocly/cli@2.77.0 lint openapi.json
+// universal-pos.json in this directory). Warnings pass; errors fail. The
+// recommended rules warn that info has no license: the project has not
+// chosen one, and the documents do not invent one.
+const redoclyCLI = "@redocly/cli@2.77.0"
+
+func TestRedoclyLint(t *testing.T) {
+	if os.Getenv("HOSPO_OPENAPI_LINT") == "" {
+		t.Skip("set HOSPO_OPENAPI_LINT=1 to lint with " + redoclyCLI + " (needs npx and the npm registry)")
+	}
+	npx, err := exec.LookPath("npx")
+	if err != nil {
+		t.Fatalf("HOSPO_OPENAPI_LINT is set but npx is not installed: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npx, "--yes", redoclyCLI, "lint", "--format=stylish",
+		"openapi.json", "universal-pos.json")
+	cmd.Env = append(os.Environ(), "REDOCLY_TELEMETRY=off", "REDOCLY_SUPPRESS_UPDATE_NOTICE=true")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("redocly lint failed: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
