@@ -61,6 +61,7 @@ func New(opts ...Option) (*Client, error) {
 	if s.httpClient != nil {
 		*hc = *s.httpClient // a copy: the caller's client is not modified
 	}
+	hc.CheckRedirect = keepKeysOnOrigin(hc.CheckRedirect)
 	// A nil base means http.DefaultTransport, looked up per request as
 	// net/http does, so that tools which swap it (httpmock.Activate) work.
 	tr := &transport{base: hc.Transport, logger: s.logger}
@@ -381,3 +382,24 @@ const maxDrain = 64 << 10
 
 // drainBufs keeps drainClose from allocating on every call.
 var drainBufs = sync.Pool{New: func() any { b := make([]byte, 4096); return &b }}
+
+// keepKeysOnOrigin wraps a CheckRedirect so that the API key and admin key
+// headers only follow a redirect that stays on the original scheme and
+// host. net/http strips Authorization on such a redirect, but copies every
+// other header, ours included, to wherever the Location points. next (nil:
+// net/http's default of at most 10 redirects) then decides as before.
+func keepKeysOnOrigin(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if orig := via[0].URL; req.URL.Host != orig.Host || req.URL.Scheme != orig.Scheme {
+			req.Header.Del(HeaderAPIKey)
+			req.Header.Del(HeaderAdminKey)
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+}

@@ -33,7 +33,8 @@ func MoneyFromCents(c int64) Money { return Money{cents: c} }
 // ParseMoney parses a decimal amount such as "12", "12.5", "-1.99" or "1e2".
 // Exponent notation is accepted when the value it denotes has at most two
 // fraction digits ("1e2" is 100.00, "1.5e-1" is 0.15); "1e-3" is refused with
-// ErrMoneyPrecision. Leading "+" signs, hex and special values are refused.
+// ErrMoneyPrecision, "1e999" with ErrMoneyRange. Leading "+" signs, hex and
+// special values are refused.
 func ParseMoney(s string) (Money, error) {
 	orig := s
 	if s == "" {
@@ -47,11 +48,17 @@ func ParseMoney(s string) (Money, error) {
 	mant, exp := s, 0
 	if i := strings.IndexAny(s, "eE"); i >= 0 {
 		mant = s[:i]
-		e, err := strconv.Atoi(s[i+1:])
-		if err != nil || s[i+1:] == "" || e > 30 || e < -30 {
+		e, err := strconv.ParseInt(s[i+1:], 10, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			return Money{}, fmt.Errorf("%w: %q", ErrMoneySyntax, truncate(orig, 40))
 		}
-		exp = e
+		// A huge exponent is still a number (1e999 is valid JSON): it is
+		// out of range, or has too many fraction digits, unless the digits
+		// are all zeros. Clamping it just beyond the mantissa's length keeps
+		// that verdict and bounds the work below (ParseInt saturates on
+		// ErrRange).
+		lim := int64(len(mant) + 40)
+		exp = int(max(-lim, min(e, lim)))
 	}
 	intPart, frac := mant, ""
 	if i := strings.IndexByte(mant, '.'); i >= 0 {

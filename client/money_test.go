@@ -24,6 +24,9 @@ func TestParseMoney(t *testing.T) {
 		{in: "-1.99", cents: -199, str: "-1.99"},
 		{in: "0", cents: 0, str: "0.00"},
 		{in: "-0", cents: 0, str: "0.00"},
+		{in: "0e999", cents: 0, str: "0.00"},
+		{in: "0.00e-99999999999999999999", cents: 0, str: "0.00"},
+		{in: "1000e-1", cents: 10000, str: "100.00"},
 		{in: "12", cents: 1200, str: "12.00"},
 		{in: "1.230", cents: 123, str: "1.23"}, // the value has two fraction digits
 		{in: "1e2", cents: 10000, str: "100.00"},
@@ -43,7 +46,15 @@ func TestParseMoney(t *testing.T) {
 		{in: "1.", wantErr: ErrMoneySyntax},
 		{in: ".5", wantErr: ErrMoneySyntax},
 		{in: "1e", wantErr: ErrMoneySyntax},
-		{in: "1e999", wantErr: ErrMoneySyntax},
+		// Valid JSON numbers whatever the exponent: a 400002, never a
+		// 400001, on the service.
+		{in: "1e999", wantErr: ErrMoneyRange},
+		{in: "1e31", wantErr: ErrMoneyRange},
+		{in: "-1e99999999999999999999", wantErr: ErrMoneyRange},
+		{in: "1e-31", wantErr: ErrMoneyPrecision},
+		{in: "5e-99999999999999999999", wantErr: ErrMoneyPrecision},
+		{in: "1e+", wantErr: ErrMoneySyntax},
+		{in: "1e1.5", wantErr: ErrMoneySyntax},
 		{in: "0x10", wantErr: ErrMoneySyntax},
 		{in: "NaN", wantErr: ErrMoneySyntax},
 		{in: "Inf", wantErr: ErrMoneySyntax},

@@ -163,6 +163,16 @@ func TestValidatePaths(t *testing.T) {
 			return m
 		}(), []string{"city", "coordinates.latitude", "coordinates.longitude", "customerEmail",
 			"deliveryCharge", "deliveryNotes", "deliveryTime"}},
+		{"delivery-by-operator charge at the bound", func() Method {
+			m := validDBO()
+			m.DeliveryCharge = client.MustParseMoney("1000000")
+			return m
+		}(), nil},
+		{"delivery-by-operator absurd charge", func() Method {
+			m := validDBO()
+			m.DeliveryCharge = client.MustParseMoney("92233720368547758.07")
+			return m
+		}(), []string{"deliveryCharge"}},
 		{"delivery-by-delivery-partner ok", validDBDP(), nil},
 		{"delivery-by-delivery-partner nil customer ok", func() Method { m := validDBDP(); m.Customer = nil; return m }(), nil},
 		{"delivery-by-delivery-partner zero", DeliveryByDeliveryPartner{}, []string{

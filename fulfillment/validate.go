@@ -19,6 +19,11 @@ const (
 	MaxNotesLength = 1000
 )
 
+// maxDeliveryCharge bounds deliveryCharge (1,000,000.00, the service's
+// bound on an order's total): a POS adds it to the order's total, which
+// an absurd charge would overflow.
+var maxDeliveryCharge = client.MoneyFromCents(100_000_000)
+
 // Times before this year are refused: they are almost always a zero or
 // uninitialised time.Time, never a real collection or delivery time.
 const minYear = 2000
@@ -142,8 +147,11 @@ func (m DeliveryByOperator) Validate() error {
 	c := checker{}
 	c.time("deliveryTime", m.DeliveryTime)
 	c.text("deliveryNotes", m.DeliveryNotes, MaxNotesLength)
-	if m.DeliveryCharge.IsNegative() {
+	switch {
+	case m.DeliveryCharge.IsNegative():
 		c.add("deliveryCharge", "must not be negative")
+	case m.DeliveryCharge.Cmp(maxDeliveryCharge) > 0:
+		c.add("deliveryCharge", "must be at most "+maxDeliveryCharge.String())
 	}
 	c.required("customerName", m.CustomerName, MaxTextLength)
 	c.required("customerPhone", m.CustomerPhone, MaxTextLength)

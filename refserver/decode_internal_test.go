@@ -87,6 +87,9 @@ func TestDecodeJSONBytes(t *testing.T) {
 		{"money precision nested", `{"nested":{"inner":{"value":3.333}}}`, client.CodeValidation, map[string]string{"nested.inner.value": "must have at most 2 decimal places"}},
 		{"money precision map", `{"byName":{"x":0.001}}`, client.CodeValidation, map[string]string{"byName.x": "must have at most 2 decimal places"}},
 		{"money case-insensitive field", `{"AMOUNT":1.001}`, client.CodeValidation, map[string]string{"AMOUNT": "must have at most 2 decimal places"}},
+		// A valid JSON number is never a 400001, whatever its exponent.
+		{"money tiny exponent", `{"amount":1e-31}`, client.CodeValidation, map[string]string{"amount": "must have at most 2 decimal places"}},
+		{"money huge exponent", `{"amount":1e999}`, client.CodeValidation, map[string]string{"amount": "is out of range"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

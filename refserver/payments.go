@@ -19,6 +19,12 @@ type paymentRequest struct {
 	Tip         client.Money `json:"tip"`
 }
 
+// maxPaymentTip bounds a payment's tip (1,000,000.00, like an order's
+// total). amount is bounded by the check's outstanding amount; the tip has
+// no such bound, and a POS that adds an absurd tip to the check's tipsPaid
+// with client.Money would overflow.
+var maxPaymentTip = client.MoneyFromCents(100_000_000)
+
 // paymentResponse is the body of both payment endpoints.
 type paymentResponse struct {
 	Payment     wallet.Payment     `json:"payment"`
@@ -30,8 +36,8 @@ type paymentResponse struct {
 // until it accepts it. The checks run in this order, each failing with
 // its own code:
 //
-//  1. the body: every field present, amount > 0, tip >= 0, at most two
-//     decimals (400002);
+//  1. the body: every field present, amount > 0, 0 <= tip <=
+//     maxPaymentTip, at most two decimals (400002);
 //  2. the location, the card (the user's own) and the check's bill exist
 //     (404001; another user's card looks exactly like an unknown one, and
 //     a void check cannot be paid);
@@ -58,8 +64,13 @@ func (s *Server) handleCreatePayment(w http.ResponseWriter, r *http.Request) {
 	if _, missing := bad["amount"]; !missing && req.Amount.Cmp(client.Money{}) <= 0 {
 		bad["amount"] = "must be greater than 0"
 	}
-	if _, missing := bad["tip"]; !missing && req.Tip.IsNegative() {
-		bad["tip"] = "must not be negative"
+	if _, missing := bad["tip"]; !missing {
+		switch {
+		case req.Tip.IsNegative():
+			bad["tip"] = "must not be negative"
+		case req.Tip.Cmp(maxPaymentTip) > 0:
+			bad["tip"] = "must be at most " + maxPaymentTip.String()
+		}
 	}
 	if len(bad) > 0 {
 		s.writeError(w, r, validationErr(bad))
@@ -90,8 +101,11 @@ func (s *Server) handleCreatePayment(w http.ResponseWriter, r *http.Request) {
 		}
 		token, err := tx.CardToken(card.CardID, loc.Gateway)
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, apiErrMsg(client.CodeCardNotTokenised,
-				"Payment card not tokenised. The location pays through "+loc.Gateway+"; tokenise the card for it.")
+			// The message is interface.md's, word for word; the gateway
+			// the card lacks goes in contextData.
+			e := apiErr(client.CodeCardNotTokenised)
+			e.ContextData = map[string]string{"gateway": loc.Gateway}
+			return nil, e
 		}
 		if err != nil {
 			return nil, err

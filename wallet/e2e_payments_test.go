@@ -132,6 +132,12 @@ func TestE2EPayments(t *testing.T) {
 		if !errors.Is(err, client.ErrCardNotTokenised) {
 			t.Fatalf("err = %v, want 404006", err)
 		}
+		// interface.md section 7 gives the message word for word.
+		var apiErr *client.APIError
+		if errors.As(err, &apiErr) && (apiErr.Message != "Payment card not tokenised." ||
+			string(apiErr.ContextData) != `{"gateway":"providerD"}`) {
+			t.Errorf("404006 message %q, contextData %s", apiErr.Message, apiErr.ContextData)
+		}
 		asked := 0
 		rr := wallet.RecoveryRequest{
 			Payment: req, IdempotencyKey: "check-" + strconv.FormatInt(check, 10),
