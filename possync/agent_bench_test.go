@@ -1,0 +1,102 @@
+package possync_test
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/possync"
+	"github.com/hospo-dev/hospo-go/possync/outbox"
+)
+
+// BenchmarkAgentPush measures Agent.Push, the call a POS makes on its user
+// interface thread, while the service is down (connection refused: the
+// agent is retrying with backoff in the background). It reports the p50,
+// p99 and maximum latency of single pushes of a realistic 2 KB check as
+// custom metrics; the check numbers cycle over 1,000 open checks, so pushes
+// coalesce as they do on a busy POS.
+//
+//	go test -run='^$' -bench=AgentPush -benchtime=200000x ./possync/
+func BenchmarkAgentPush(b *testing.B) {
+	for _, durable := range []bool{false, true} {
+		name := "memory"
+		if durable {
+			name = "outbox-file"
+		}
+		b.Run(name, func(b *testing.B) { benchAgentPush(b, durable) })
+	}
+}
+
+func benchAgentPush(b *testing.B, durable bool) {
+	// A port nothing listens on: every send fails at once.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String()
+	ln.Close()
+	c, err := client.New(client.WithBaseURL(down), client.WithAccessToken("pos-token"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := possync.AgentConfig{
+		LocationID:  1,
+		SavePayment: func(context.Context, int64, possync.PaymentNotification) error { return nil },
+		RetryMin:    time.Millisecond,
+		RetryMax:    50 * time.Millisecond,
+		MaxQueued:   2000,
+	}
+	if durable {
+		store, err := outbox.Open(filepath.Join(b.TempDir(), "outbox.db"), 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfg.Store = store
+	}
+	a, err := possync.NewAgent(possync.NewService(c), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = a.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	raw, err := os.ReadFile("testdata/check.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	check := new(possync.Check)
+	if err := json.Unmarshal(raw, check); err != nil {
+		b.Fatal(err)
+	}
+	check.LocationID = 1
+	lat := make([]time.Duration, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		check.CheckNumber = int64(i%1000) + 1
+		check.OutstandingAmount = client.MoneyFromCents(int64(i))
+		start := time.Now()
+		err := a.Push(check)
+		lat[i] = time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	pct := func(p float64) float64 { return float64(lat[int(float64(len(lat)-1)*p)].Nanoseconds()) / 1e3 }
+	b.ReportMetric(pct(0.50), "p50-µs")
+	b.ReportMetric(pct(0.99), "p99-µs")
+	b.ReportMetric(pct(1), "max-µs")
+	if s := a.Stats(); s.Sent != 0 {
+		b.Errorf("%d checks sent to a service that is down", s.Sent)
+	}
+}

@@ -1,0 +1,250 @@
+package possync
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hospo-dev/hospo-go/client"
+)
+
+// dispatch starts sends of ready checks: up to SendConcurrency at once while
+// the service is healthy, one at a time after a failure (a probe, so that a
+// service that is down does not get every queued check at once), none while
+// a backoff is running. It returns when ctx is cancelled; the sends it
+// started run under sendCtx and are tracked by sends.
+func (a *Agent) dispatch(ctx, sendCtx context.Context, sends *sync.WaitGroup) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		wait := time.Duration(-1)
+		a.mu.Lock()
+		limit := a.cfg.SendConcurrency
+		if a.failures > 0 {
+			limit = 1
+		}
+		for a.inflight < limit && len(a.ready) > 0 {
+			if d := time.Until(a.backoff); d > 0 {
+				wait = d
+				break
+			}
+			n := a.ready[0]
+			a.ready = a.ready[1:]
+			e := a.entries[n]
+			if e == nil || !e.queued {
+				continue // cannot happen: ready and entries change together
+			}
+			e.queued, e.inflight = false, true
+			a.inflight++
+			sends.Add(1)
+			go func(check *Check, gen uint64) {
+				defer sends.Done()
+				a.send(sendCtx, check, gen)
+			}(e.check, e.gen)
+		}
+		if len(a.ready) == 0 {
+			a.ready = nil // let the backing array go after a burst
+		}
+		a.mu.Unlock()
+
+		var tc <-chan time.Time
+		if wait >= 0 {
+			timer.Reset(wait)
+			tc = timer.C
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-a.wakeSend:
+		case <-tc:
+		}
+	}
+}
+
+// send delivers one state of a check and settles the entry: delivered (or
+// refused for good) and unchanged since, it leaves the queue; changed by a
+// Push meanwhile, or failed for a temporary reason, it is queued again.
+func (a *Agent) send(ctx context.Context, check *Check, gen uint64) {
+	rctx, cancel := context.WithTimeout(ctx, a.cfg.RequestTimeout)
+	// The agent does its own backoff across all checks, so the client's
+	// per-call retries are turned off. A push is idempotent by nature (it
+	// carries the check's full state, and the agent never has two sends of
+	// one check in flight), so it goes without an Idempotency-Key: the key
+	// would only make the service record every push for replay.
+	res, err := a.api.PushCheck(rctx, check, client.WithMaxRetries(0), client.WithoutIdempotencyKey())
+	cancel()
+
+	n := check.CheckNumber
+	a.mu.Lock()
+	a.inflight--
+	e := a.entries[n]
+	e.inflight = false
+	settled := false
+	switch {
+	case err == nil:
+		a.stats.Sent++
+		a.failures = 0
+		a.backoff = time.Time{}
+		settled = true
+		a.log.Debug("check delivered", "checkNumber", n, "billId", res.BillID, "version", res.Version)
+	case ctx.Err() != nil:
+		// Shutting down: not the service's fault; the check stays queued.
+	case permanent(err):
+		a.stats.Failed++
+		a.failures = 0 // the service answered: it is up
+		a.recordErrorLocked(err)
+		settled = true
+		a.log.Error("check refused by the service; dropped", "checkNumber", n, "err", err, "fields", fieldErrors(err))
+	default:
+		a.stats.Retried++
+		a.failures++
+		d := a.backoffDelay(a.failures, retryAfter(err))
+		a.backoff = time.Now().Add(d)
+		a.recordErrorLocked(err)
+		a.log.Warn("check delivery failed; will retry", "checkNumber", n, "err", err, "retryIn", d, "failures", a.failures)
+	}
+	if settled && e.gen == gen {
+		delete(a.entries, n)
+		a.stats.Queued = len(a.entries)
+		if a.store != nil {
+			a.dirty[n] = struct{}{}
+		}
+	} else if !e.queued {
+		e.queued = true
+		a.ready = append(a.ready, n)
+	}
+	a.mu.Unlock()
+
+	signal(a.wakeSend)
+	signal(a.progress)
+	if settled && a.store != nil {
+		signal(a.wakePersist)
+	}
+}
+
+// permanent reports whether a failed push will fail again however often it
+// is repeated: the service refused this check (validation, malformed, too
+// large). Authentication failures (401, 403) are not counted as permanent:
+// they are a configuration problem of the agent, not of the check, and the
+// check is kept until the problem is fixed.
+func permanent(err error) bool {
+	var ae *client.APIError
+	if !errors.As(err, &ae) {
+		return false // transport error, timeout: the service may come back
+	}
+	switch {
+	case ae.HTTPStatus >= 500, ae.HTTPStatus == http.StatusTooManyRequests,
+		ae.HTTPStatus == http.StatusRequestTimeout,
+		ae.HTTPStatus == http.StatusUnauthorized, ae.HTTPStatus == http.StatusForbidden:
+		return false
+	}
+	return ae.HTTPStatus >= 400
+}
+
+// retryAfter returns the wait the service asked for, if any.
+func retryAfter(err error) time.Duration {
+	var ae *client.APIError
+	if errors.As(err, &ae) {
+		return ae.RetryAfter
+	}
+	return 0
+}
+
+// fieldErrors returns the failing fields of a 400002 for logging, or nil.
+func fieldErrors(err error) map[string]string {
+	var ae *client.APIError
+	if errors.As(err, &ae) {
+		return ae.FieldErrors()
+	}
+	return nil
+}
+
+// backoffDelay returns the wait after the n-th consecutive failure:
+// RetryMin doubled per failure, capped at RetryMax, jittered down to between
+// half and all of it; a Retry-After the service asked for is honoured up to
+// RetryMax.
+func (a *Agent) backoffDelay(n int, after time.Duration) time.Duration {
+	return backoffDelay(a.cfg.RetryMin, a.cfg.RetryMax, n, after)
+}
+
+func backoffDelay(lo, hi time.Duration, n int, after time.Duration) time.Duration {
+	d := hi
+	if n < 1 {
+		n = 1
+	}
+	if n <= 32 {
+		if v := lo << (n - 1); v > 0 && v < hi {
+			d = v
+		}
+	}
+	d = d/2 + rand.N(d/2+1)
+	if after > d {
+		d = min(after, hi)
+	}
+	return d
+}
+
+// persistLoop writes the changes of the queue to the Store in batches
+// (with possync/outbox, one transaction each, so a burst of pushes costs
+// one fsync), and Push itself never waits for the disk. A final flush runs
+// when stop is closed.
+func (a *Agent) persistLoop(stop <-chan struct{}) {
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	for {
+		select {
+		case <-stop:
+			if err := a.flush(); err != nil {
+				a.log.Error("final store write failed", "err", err)
+			}
+			return
+		case <-a.wakePersist:
+		case <-retry.C:
+		}
+		if err := a.flush(); err != nil {
+			a.recordError(err)
+			a.log.Error("store write failed; will retry", "err", err)
+			retry.Reset(a.cfg.RetryMin)
+		}
+	}
+}
+
+// flush writes the newest state of every check changed since the last
+// flush, and deletes the rows of checks delivered since. On failure the
+// checks are marked changed again so that a later flush retries them.
+func (a *Agent) flush() error {
+	a.mu.Lock()
+	if len(a.dirty) == 0 {
+		a.mu.Unlock()
+		return nil
+	}
+	var puts []*Check
+	var dels []int64
+	for n := range a.dirty {
+		if e := a.entries[n]; e != nil {
+			puts = append(puts, e.check) // checks are never changed once queued
+		} else {
+			dels = append(dels, n)
+		}
+	}
+	clear(a.dirty)
+	a.mu.Unlock()
+
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	err := a.store.SaveChecks(ctx, puts, dels)
+	cancel()
+	if err != nil {
+		a.mu.Lock()
+		for _, c := range puts {
+			a.dirty[c.CheckNumber] = struct{}{}
+		}
+		for _, n := range dels {
+			a.dirty[n] = struct{}{}
+		}
+		a.mu.Unlock()
+	}
+	return err
+}

@@ -1,0 +1,168 @@
+package possync
+
+import (
+	"encoding/json"
+
+	"github.com/hospo-dev/hospo-go/client"
+)
+
+// CheckStatus is the state of a check as the POS sees it.
+//
+// Unknown values decode without error and stay visible (String returns
+// them), so a newer server or POS value is not lost; Validate refuses them
+// before a push, as the service would.
+type CheckStatus string
+
+// The check statuses the service accepts.
+const (
+	CheckOpen   CheckStatus = "open"
+	CheckClosed CheckStatus = "closed"
+	CheckVoid   CheckStatus = "void"
+)
+
+// String returns the wire value.
+func (s CheckStatus) String() string { return string(s) }
+
+// Valid reports whether s is one of open, closed and void.
+func (s CheckStatus) Valid() bool {
+	switch s {
+	case CheckOpen, CheckClosed, CheckVoid:
+		return true
+	}
+	return false
+}
+
+// Check is the full state of one check (bill) as a POS pushes it. A check
+// is identified by (LocationID, CheckNumber); every push replaces the
+// previous state, which is what makes a push safe to repeat.
+//
+// Every field is required on the wire. Discounts and MenuItems are sent as
+// [] when nil, because the service refuses null for them.
+type Check struct {
+	TableNumber int         `json:"tableNumber"`
+	CheckNumber int64       `json:"checkNumber"`
+	LocationID  int64       `json:"locationId"`
+	StaffID     string      `json:"staffId"`
+	Guests      int         `json:"guests"`
+	Status      CheckStatus `json:"status"`
+	// TotalAmount is the check total.
+	TotalAmount client.Money `json:"totalAmount"`
+	// OutstandingAmount is what is still to be paid. After the POS saves a
+	// payment it re-pushes the check with this reduced.
+	OutstandingAmount   client.Money `json:"outstandingAmount"`
+	ServiceChargeAmount client.Money `json:"serviceChargeAmount"`
+	TipsPaid            client.Money `json:"tipsPaid"`
+	// Discounts are check-level discounts.
+	Discounts []Discount `json:"discounts"`
+	MenuItems []MenuItem `json:"menuItems"`
+}
+
+// Discount is a named adjustment of a check or an item. Value is negative
+// for a reduction.
+type Discount struct {
+	Name  string       `json:"name"`
+	Value client.Money `json:"value"`
+}
+
+// MenuItem is one line of a check.
+type MenuItem struct {
+	ID       int64  `json:"id"`
+	Name     string `json:"name"`
+	Quantity int    `json:"quantity"`
+	// Price is the list price.
+	Price client.Money `json:"price"`
+	// PriceSold is the price actually charged, after discount.
+	PriceSold client.Money `json:"priceSold"`
+	// Modifiers may be nil (sent as null).
+	Modifiers []Modifier `json:"modifiers"`
+	// Discount is the item-level discount, nil when there is none.
+	Discount *Discount `json:"discount"`
+	Category Category  `json:"category"`
+}
+
+// Modifier changes a menu item ("extra cheese"); modifiers nest.
+type Modifier struct {
+	ID        int64        `json:"id"`
+	Name      string       `json:"name"`
+	Price     client.Money `json:"price"`
+	Modifiers []Modifier   `json:"modifiers"`
+}
+
+// Category places a menu item in the menu. Category points at the parent
+// category; the chain ends in nil (null on the wire).
+type Category struct {
+	Name     string    `json:"name"`
+	Category *Category `json:"category"`
+}
+
+// PaymentNotification is a payment made through the service that the POS
+// has not accepted yet, as returned by the payments poll.
+type PaymentNotification struct {
+	PaymentID int64 `json:"paymentId"`
+	// PaymentExTip is the amount paid towards the check, excluding the tip.
+	PaymentExTip client.Money `json:"paymentExTip"`
+	Tip          client.Money `json:"tip"`
+}
+
+// MarshalJSON writes the check with nil Discounts and MenuItems as empty
+// arrays: the service treats null there as a missing field.
+func (c Check) MarshalJSON() ([]byte, error) {
+	type plain Check // no methods: avoids recursing into MarshalJSON
+	p := plain(c)
+	if p.Discounts == nil {
+		p.Discounts = []Discount{}
+	}
+	if p.MenuItems == nil {
+		p.MenuItems = []MenuItem{}
+	}
+	return json.Marshal(p)
+}
+
+// Clone returns a deep copy of c, so that the copy can be kept (queued,
+// sent later) while the caller goes on changing c.
+func (c *Check) Clone() *Check {
+	if c == nil {
+		return nil
+	}
+	out := *c
+	if c.Discounts != nil {
+		out.Discounts = append([]Discount(nil), c.Discounts...)
+	}
+	if c.MenuItems != nil {
+		out.MenuItems = make([]MenuItem, len(c.MenuItems))
+		for i := range c.MenuItems {
+			out.MenuItems[i] = c.MenuItems[i].clone()
+		}
+	}
+	return &out
+}
+
+func (m MenuItem) clone() MenuItem {
+	m.Modifiers = cloneModifiers(m.Modifiers)
+	if m.Discount != nil {
+		d := *m.Discount
+		m.Discount = &d
+	}
+	m.Category = m.Category.clone()
+	return m
+}
+
+func cloneModifiers(ms []Modifier) []Modifier {
+	if ms == nil {
+		return nil
+	}
+	out := make([]Modifier, len(ms))
+	for i, m := range ms {
+		m.Modifiers = cloneModifiers(m.Modifiers)
+		out[i] = m
+	}
+	return out
+}
+
+func (c Category) clone() Category {
+	if c.Category != nil {
+		p := c.Category.clone()
+		c.Category = &p
+	}
+	return c
+}

@@ -1,0 +1,436 @@
+package refserver
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/possync"
+	"github.com/hospo-dev/hospo-go/refserver/store"
+)
+
+// mountPOS mounts the four POS push-pull endpoints (interface.md 4.8-4.11).
+// All take a POS access token bound to one location: a user token is a
+// 403001, and so is a location in the path or body other than the token's.
+//
+// A pushed check is stored as a bill, upserted by (locationId,
+// checkNumber): the billId is made on the first push and stays; the
+// version starts at 1 and moves only when a push changes the check's
+// content (compared by a SHA-256 of its canonical JSON). The bill's
+// lastUpdated is the time of the latest push that changed the content, so a
+// POS re-sending an unchanged closed check does not move the bill in the
+// closed-bills listing.
+func (s *Server) mountPOS(r chi.Router) {
+	pos := r.With(s.version(1), s.requirePOS)
+	pos.Post("/v1/pos/push-pull/check", s.handleCheckPush)
+	pos.Get("/v1/pos/push-pull/payments/{locationId}", s.handlePaymentsPoll)
+	pos.Post("/v1/pos/push-pull/accept-payment", s.handleAcceptPayment)
+	pos.Post("/v1/pos/push-pull/heartbeat/{locationId}", s.handleHeartbeat)
+}
+
+// handleCheckPush stores a check: POST /v1/pos/push-pull/check.
+func (s *Server) handleCheckPush(w http.ResponseWriter, r *http.Request) {
+	var wc wireCheck
+	if err := s.decodeJSON(r, &wc); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	p := principalFrom(r.Context())
+	// The location is checked before the content, so that a POS learns
+	// nothing about the rules of a location it cannot write to.
+	if wc.LocationID != nil && !p.CanSeeLocation(*wc.LocationID) {
+		s.writeError(w, r, apiErrMsg(client.CodeForbidden, "The check's locationId is not the location of this POS token."))
+		return
+	}
+	check, err := checkFromWire(&wc)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	// The canonical encoding (fixed field order, money with two decimals)
+	// is what is stored and hashed, so a push that differs only in
+	// formatting or field order is the same content.
+	canonical, err := check.MarshalJSON()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sum := sha256.Sum256(canonical)
+	row := store.CheckRow{
+		LocationID:          check.LocationID,
+		CheckNumber:         check.CheckNumber,
+		Status:              string(check.Status),
+		ContentHash:         hex.EncodeToString(sum[:]),
+		CheckJSON:           string(canonical),
+		TableNumber:         int64(check.TableNumber),
+		StaffID:             check.StaffID,
+		Guests:              int64(check.Guests),
+		TotalAmount:         check.TotalAmount.Cents(),
+		OutstandingAmount:   check.OutstandingAmount.Cents(),
+		ServiceChargeAmount: check.ServiceChargeAmount.Cents(),
+		TipsPaid:            check.TipsPaid.Cents(),
+	}
+	stmts, err := s.db.POSStatements(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	newID := newBillID()
+	s.mutate(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
+		billID, version, _, err := tx.UpsertCheck(stmts, newID, row)
+		if err != nil {
+			return nil, err
+		}
+		return possync.PushResult{BillID: billID, Version: version, RequestInfo: s.requestInfo(r)}, nil
+	})
+}
+
+// handlePaymentsPoll lists the location's payments not yet accepted, oldest
+// first, keyed by check number: GET /v1/pos/push-pull/payments/{locationId}.
+func (s *Server) handlePaymentsPoll(w http.ResponseWriter, r *http.Request) {
+	loc, err := s.posLocation(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var pending []store.PendingPayment
+	err = s.db.Read(r.Context(), func(tx *store.Tx) error {
+		var err error
+		pending, err = tx.PendingPayments(loc)
+		return err
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	checks := make(map[int64][]possync.PaymentNotification)
+	for _, p := range pending {
+		checks[p.CheckNumber] = append(checks[p.CheckNumber], possync.PaymentNotification{
+			PaymentID:    p.PaymentID,
+			PaymentExTip: client.MoneyFromCents(p.Amount),
+			Tip:          client.MoneyFromCents(p.Tip),
+		})
+	}
+	s.writeJSON(w, r, http.StatusOK, possync.PaymentsResponse{Checks: checks, RequestInfo: s.requestInfo(r)})
+}
+
+// acceptBody is the body of accept-payment, with a pointer so that a
+// missing or null paymentId is told apart from a zero.
+type acceptBody struct {
+	PaymentID *int64 `json:"paymentId"`
+}
+
+// handleAcceptPayment marks a payment accepted:
+// POST /v1/pos/push-pull/accept-payment. Accepting an accepted payment is a
+// 200 like the first time; a payment of another location is a 404001, the
+// same as an unknown one.
+func (s *Server) handleAcceptPayment(w http.ResponseWriter, r *http.Request) {
+	var body acceptBody
+	if err := s.decodeBody(r, &body, "paymentId"); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	id := *body.PaymentID
+	if id <= 0 {
+		s.writeError(w, r, validationErr(map[string]string{"paymentId": "must be positive"}))
+		return
+	}
+	loc := principalFrom(r.Context()).LocationID
+	s.mutate(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
+		if err := tx.AcceptPayment(loc, id); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return nil, apiErr(client.CodeNotFound)
+			}
+			return nil, err
+		}
+		return possync.AcceptResult{PaymentID: id, Status: "accepted", RequestInfo: s.requestInfo(r)}, nil
+	})
+}
+
+// handleHeartbeat records that the location's POS is online:
+// POST /v1/pos/push-pull/heartbeat/{locationId}. A body, if any, is
+// ignored, but read: one over the size limit is still a 413001.
+func (s *Server) handleHeartbeat(w http.ResponseWriter, r *http.Request) {
+	loc, err := s.posLocation(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if _, err := s.readBody(r); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.mutate(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
+		if err := tx.TouchHeartbeat(loc); err != nil {
+			return nil, err // the token's location exists: ErrNotFound is a bug, a 500001
+		}
+		return possync.HeartbeatResult{Status: "ok", RequestInfo: s.requestInfo(r)}, nil
+	})
+}
+
+// posLocation returns the {locationId} of the path when it is the POS
+// token's location: 404001 when it is not an id at all, 403001 when it is
+// another location's.
+func (s *Server) posLocation(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(chi.URLParam(r, "locationId"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, apiErr(client.CodeNotFound)
+	}
+	if !principalFrom(r.Context()).CanSeeLocation(id) {
+		return 0, apiErrMsg(client.CodeForbidden, "This POS token is for another location.")
+	}
+	return id, nil
+}
+
+// newBillID returns a random UUID (version 4) as the id of a new bill.
+func newBillID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// The wire types mirror possync's check with a pointer for every field, so
+// that a field that is missing and one that is null both show as nil and
+// can be named in a 400002. Nullable fields (modifiers, an item's
+// discount, a category's parent) may be missing or null; all others are
+// required.
+type (
+	wireCheck struct {
+		TableNumber         *int             `json:"tableNumber"`
+		CheckNumber         *int64           `json:"checkNumber"`
+		LocationID          *int64           `json:"locationId"`
+		StaffID             *string          `json:"staffId"`
+		Guests              *int             `json:"guests"`
+		Status              *string          `json:"status"`
+		TotalAmount         *client.Money    `json:"totalAmount"`
+		OutstandingAmount   *client.Money    `json:"outstandingAmount"`
+		ServiceChargeAmount *client.Money    `json:"serviceChargeAmount"`
+		TipsPaid            *client.Money    `json:"tipsPaid"`
+		Discounts           *[]*wireDiscount `json:"discounts"`
+		MenuItems           *[]*wireMenuItem `json:"menuItems"`
+	}
+	wireDiscount struct {
+		Name  *string       `json:"name"`
+		Value *client.Money `json:"value"`
+	}
+	wireMenuItem struct {
+		ID        *int64          `json:"id"`
+		Name      *string         `json:"name"`
+		Quantity  *int            `json:"quantity"`
+		Price     *client.Money   `json:"price"`
+		PriceSold *client.Money   `json:"priceSold"`
+		Modifiers []*wireModifier `json:"modifiers"`
+		Discount  *wireDiscount   `json:"discount"`
+		Category  *wireCategory   `json:"category"`
+	}
+	wireModifier struct {
+		ID        *int64          `json:"id"`
+		Name      *string         `json:"name"`
+		Price     *client.Money   `json:"price"`
+		Modifiers []*wireModifier `json:"modifiers"`
+	}
+	wireCategory struct {
+		Name     *string       `json:"name"`
+		Category *wireCategory `json:"category"`
+	}
+)
+
+// checkFromWire turns a decoded push into a possync.Check, or returns a
+// 400002 naming every field that is missing or null ("required") or breaks
+// a rule of possync.Check.Validate (the SDK's Agent checks the same rules
+// before sending).
+func checkFromWire(w *wireCheck) (*possync.Check, error) {
+	f := fieldErrs{}
+	var root *jpath
+	c := &possync.Check{
+		TableNumber:         req(f, root, "tableNumber", w.TableNumber),
+		CheckNumber:         req(f, root, "checkNumber", w.CheckNumber),
+		LocationID:          req(f, root, "locationId", w.LocationID),
+		StaffID:             req(f, root, "staffId", w.StaffID),
+		Guests:              req(f, root, "guests", w.Guests),
+		Status:              possync.CheckStatus(req(f, root, "status", w.Status)),
+		TotalAmount:         req(f, root, "totalAmount", w.TotalAmount),
+		OutstandingAmount:   req(f, root, "outstandingAmount", w.OutstandingAmount),
+		ServiceChargeAmount: req(f, root, "serviceChargeAmount", w.ServiceChargeAmount),
+		TipsPaid:            req(f, root, "tipsPaid", w.TipsPaid),
+	}
+	if w.Discounts == nil {
+		f.required(root, "discounts")
+	} else {
+		c.Discounts = make([]possync.Discount, 0, len(*w.Discounts))
+		for i, d := range *w.Discounts {
+			p := jpath{name: "discounts", index: i}
+			c.Discounts = append(c.Discounts, discountFromWire(f, &p, d))
+		}
+	}
+	if w.MenuItems == nil {
+		f.required(root, "menuItems")
+	} else {
+		c.MenuItems = make([]possync.MenuItem, 0, len(*w.MenuItems))
+		for i, m := range *w.MenuItems {
+			p := jpath{name: "menuItems", index: i}
+			c.MenuItems = append(c.MenuItems, menuItemFromWire(f, &p, m))
+		}
+	}
+	// Value rules; a field already found missing keeps "required" (its
+	// zero value would only add a misleading second reason).
+	if err := c.Validate(); err != nil {
+		var ve *possync.ValidationError
+		if !errors.As(err, &ve) {
+			return nil, err
+		}
+		for path, reason := range ve.Fields {
+			if _, missing := f[path]; !missing {
+				f[path] = reason
+			}
+		}
+	}
+	if len(f) > 0 {
+		return nil, validationErr(f)
+	}
+	return c, nil
+}
+
+// discountFromWire converts the discount at p (an array element or an
+// item's discount).
+func discountFromWire(f fieldErrs, p *jpath, d *wireDiscount) possync.Discount {
+	if d == nil {
+		f.required(p, "")
+		return possync.Discount{}
+	}
+	return possync.Discount{Name: req(f, p, "name", d.Name), Value: req(f, p, "value", d.Value)}
+}
+
+func menuItemFromWire(f fieldErrs, p *jpath, m *wireMenuItem) possync.MenuItem {
+	if m == nil {
+		f.required(p, "")
+		return possync.MenuItem{}
+	}
+	out := possync.MenuItem{
+		ID:        req(f, p, "id", m.ID),
+		Name:      req(f, p, "name", m.Name),
+		Quantity:  req(f, p, "quantity", m.Quantity),
+		Price:     req(f, p, "price", m.Price),
+		PriceSold: req(f, p, "priceSold", m.PriceSold),
+		Modifiers: modifiersFromWire(f, p, m.Modifiers, 1),
+	}
+	if m.Discount != nil {
+		dp := jpath{parent: p, name: "discount", index: -1}
+		d := discountFromWire(f, &dp, m.Discount)
+		out.Discount = &d
+	}
+	if m.Category == nil {
+		f.required(p, "category")
+	} else {
+		cp := jpath{parent: p, name: "category", index: -1}
+		out.Category = categoryFromWire(f, &cp, m.Category, 1)
+	}
+	return out
+}
+
+// modifiersFromWire converts the modifiers of the item or modifier at
+// parent, down to one level past possync.MaxNesting: deep enough for
+// Validate to report the excess, and no deeper, so a maliciously deep body
+// costs bounded work here.
+func modifiersFromWire(f fieldErrs, parent *jpath, ms []*wireModifier, depth int) []possync.Modifier {
+	if ms == nil {
+		return nil
+	}
+	out := make([]possync.Modifier, len(ms))
+	for i, m := range ms {
+		p := jpath{parent: parent, name: "modifiers", index: i}
+		if m == nil {
+			f.required(&p, "")
+			continue
+		}
+		out[i] = possync.Modifier{
+			ID:    req(f, &p, "id", m.ID),
+			Name:  req(f, &p, "name", m.Name),
+			Price: req(f, &p, "price", m.Price),
+		}
+		// A list one level too deep is still converted (so that Validate
+		// sees and names it), its children are not.
+		if depth <= possync.MaxNesting {
+			out[i].Modifiers = modifiersFromWire(f, &p, m.Modifiers, depth+1)
+		}
+	}
+	return out
+}
+
+// categoryFromWire converts the category chain at p, cut off one level past
+// possync.MaxNesting like modifiersFromWire.
+func categoryFromWire(f fieldErrs, p *jpath, c *wireCategory, depth int) possync.Category {
+	out := possync.Category{Name: req(f, p, "name", c.Name)}
+	if c.Category != nil {
+		if depth > possync.MaxNesting {
+			out.Category = &possync.Category{}
+			return out
+		}
+		pp := jpath{parent: p, name: "category", index: -1}
+		parent := categoryFromWire(f, &pp, c.Category, depth+1)
+		out.Category = &parent
+	}
+	return out
+}
+
+// jpath is the JSON path of a value, built as a chain on the stack and
+// turned into a string ("menuItems[2].modifiers[0]") only when a field
+// fails: a valid check then costs no path strings at all.
+type jpath struct {
+	parent *jpath
+	name   string
+	index  int // an array element's index, or -1 for an object member
+}
+
+func (p *jpath) appendTo(b []byte) []byte {
+	if p == nil {
+		return b
+	}
+	b = p.parent.appendTo(b)
+	if len(b) > 0 {
+		b = append(b, '.')
+	}
+	b = append(b, p.name...)
+	if p.index >= 0 {
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(p.index), 10)
+		b = append(b, ']')
+	}
+	return b
+}
+
+// fieldErrs collects JSON path -> reason for a 400002.
+type fieldErrs map[string]string
+
+// required records the member name of p (p itself when name is "") as
+// missing or null.
+func (f fieldErrs) required(p *jpath, name string) {
+	b := p.appendTo(nil)
+	if name != "" {
+		if len(b) > 0 {
+			b = append(b, '.')
+		}
+		b = append(b, name...)
+	}
+	f[string(b)] = "required"
+}
+
+// req returns *v, or records the member name of p as required and returns
+// the zero value when v is nil (the field was missing or null).
+func req[T any](f fieldErrs, p *jpath, name string, v *T) T {
+	if v == nil {
+		f.required(p, name)
+		var zero T
+		return zero
+	}
+	return *v
+}
