@@ -1,0 +1,135 @@
+package bills
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/hospo-dev/hospo-go/client"
+)
+
+// MaxRange is the longest range ListClosed accepts in one call: 31 days,
+// both ends included. All splits longer ranges into windows of this size.
+const MaxRange = 31 * 24 * time.Hour
+
+// DefaultConcurrency is the number of bills All fetches at the same time
+// unless WithConcurrency says otherwise. It is small on purpose: the calls
+// share the API key's rate limit with everything else the caller does.
+const DefaultConcurrency = 4
+
+// API is the set of calls of the Service, for callers that want to replace
+// it with a fake in their tests.
+type API interface {
+	ListClosed(ctx context.Context, locationID int64, from, to time.Time) ([]Summary, error)
+	Get(ctx context.Context, billID string, scopes ...Scope) (*Bill, error)
+	All(ctx context.Context, locationID int64, from, to time.Time, scopes ...Scope) iter.Seq2[*Bill, error]
+}
+
+var _ API = (*Service)(nil)
+
+// Service calls the closed-bills endpoints. They take the vendor API key
+// (client.WithAPIKey) as their credential; to use several keys, make one
+// Service per key-holding Client (a Service holds nothing else). A Service
+// is safe for concurrent use.
+type Service struct {
+	c           *client.Client
+	concurrency int
+}
+
+// Option configures a Service in NewService.
+type Option func(*Service)
+
+// WithConcurrency sets how many bills All fetches at the same time. Values
+// below 1 mean 1 (one bill after the other).
+//
+// The requests share the Client's HTTP transport. net/http's default
+// transport keeps only 2 idle connections per host, so with n above 2 give
+// the Client (client.WithHTTPClient) a transport whose MaxIdleConnsPerHost
+// is at least n; otherwise the extra requests open and close a connection
+// each, which can cost more than the concurrency gains.
+func WithConcurrency(n int) Option {
+	return func(s *Service) { s.concurrency = max(n, 1) }
+}
+
+// NewService returns a Service that sends its calls through c.
+func NewService(c *client.Client, opts ...Option) *Service {
+	s := &Service{c: c, concurrency: DefaultConcurrency}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// ErrEmptyBillID is returned by Get, without a request, for an empty bill id.
+var ErrEmptyBillID = errors.New("bills: empty bill id")
+
+// ListClosed lists the bills of a location that were closed with lastUpdated
+// in [from, to], both ends included. The range may span at most MaxRange; use
+// All for longer ranges.
+//
+// lastUpdated has whole-second precision, so from is rounded up and to down
+// to a whole second. Both are sent as ISO 8601 with their own offset (the
+// "+" of an offset is percent-encoded, as the service requires). Invalid
+// ranges are reported by the service as 400003 (client.ErrInvalidQuery); a
+// key not scoped to the location gets 403001 (client.ErrForbidden).
+//
+// GET /v3/location/{locationId}/bills/closed?from=&to=
+func (s *Service) ListClosed(ctx context.Context, locationID int64, from, to time.Time) ([]Summary, error) {
+	q := url.Values{}
+	q.Set("from", client.FormatQueryTime(ceilSecond(from)))
+	q.Set("to", client.FormatQueryTime(to.Truncate(time.Second)))
+	var out ClosedBillsResponse
+	_, err := s.c.Do(ctx, &client.Request{
+		Method: http.MethodGet,
+		Path:   "v3/location/" + strconv.FormatInt(locationID, 10) + "/bills/closed",
+		Query:  q,
+		Auth:   client.AuthAPIKey,
+	}, &out)
+	if err != nil {
+		return nil, err
+	}
+	if out.Bills == nil {
+		out.Bills = []Summary{}
+	}
+	return out.Bills, nil
+}
+
+// Get fetches one bill record with the members the scopes select (none: the
+// base record). The scopes are normalised by NormalizeScopes first:
+// duplicates dropped, and ScopeTable added when ScopeTableLocation is asked
+// for without it. A bill that does not exist, or belongs to a location the
+// key is not scoped to, is 404001 (client.ErrNotFound).
+//
+// GET /v3/bill/{billId}?scope=
+func (s *Service) Get(ctx context.Context, billID string, scopes ...Scope) (*Bill, error) {
+	if billID == "" {
+		return nil, ErrEmptyBillID
+	}
+	var q url.Values
+	if sc := NormalizeScopes(scopes); len(sc) > 0 {
+		q = url.Values{"scope": {joinScopes(sc)}}
+	}
+	var out BillResponse
+	_, err := s.c.Do(ctx, &client.Request{
+		Method: http.MethodGet,
+		Path:   "v3/bill/" + url.PathEscape(billID),
+		Query:  q,
+		Auth:   client.AuthAPIKey,
+	}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out.Bill, nil
+}
+
+// ceilSecond rounds t up to a whole second.
+func ceilSecond(t time.Time) time.Time {
+	if r := t.Truncate(time.Second); !r.Equal(t) {
+		return r.Add(time.Second)
+	}
+	return t.Truncate(time.Second) // drops the monotonic reading, like the branch above
+}

@@ -1,0 +1,116 @@
+package store
+
+import "fmt"
+
+// BillStatusClosed is the bills.status of a closed bill, the only status the
+// closed-bills list shows.
+const BillStatusClosed = "closed"
+
+// BillSummary is one row of the closed-bills list.
+type BillSummary struct {
+	BillID string
+	// LastUpdated is the Unix time of the push that closed the bill.
+	LastUpdated int64
+}
+
+// Bill is a row of the bills table as the bill endpoint needs it. Money is
+// in hundredths.
+type Bill struct {
+	BillID              string
+	LocationID          int64
+	CheckNumber         int64
+	Status              string
+	CheckJSON           []byte // the latest pushed check
+	TableNumber         int64
+	StaffID             string
+	Guests              int64
+	TotalAmount         int64
+	OutstandingAmount   int64
+	ServiceChargeAmount int64
+	TipsPaid            int64
+	LastUpdated         int64
+}
+
+// BillPayment is a payment towards a bill with the last digits of the card
+// that made it. Amounts are in hundredths.
+type BillPayment struct {
+	PaymentID int64
+	UserID    int64
+	Amount    int64
+	Tip       int64
+	Status    string
+	CreatedAt int64
+	CardLast4 string
+}
+
+// The statements of the bill read path. Each reaches its rows through an
+// index (bills_plan_test.go checks the plans):
+//   - listClosedBillsSQL: one range scan of the covering index bills_closed
+//     (location_id, status, last_updated, bill_id), already in order;
+//   - getBillSQL: the bills primary key;
+//   - billPaymentsSQL: the payments_bill index, then each card by its key.
+const (
+	listClosedBillsSQL = `SELECT bill_id, last_updated FROM bills
+		WHERE location_id = ? AND status = ? AND last_updated BETWEEN ? AND ?
+		ORDER BY last_updated, bill_id`
+	getBillSQL = `SELECT bill_id, location_id, check_number, status, check_json,
+			table_number, staff_id, guests, total_amount, outstanding_amount,
+			service_charge_amount, tips_paid, last_updated
+		FROM bills WHERE bill_id = ?`
+	billPaymentsSQL = `SELECT p.payment_id, p.user_id, p.amount, p.tip, p.status, p.created_at, c.last4
+		FROM payments p JOIN cards c ON c.card_id = p.card_id
+		WHERE p.bill_id = ?
+		ORDER BY p.payment_id`
+)
+
+// ListClosedBills returns the closed bills of a location whose last_updated
+// lies in [from, to] (Unix seconds, both included), ordered by last_updated
+// then bill_id.
+func (tx *Tx) ListClosedBills(locationID, from, to int64) ([]BillSummary, error) {
+	rows, err := tx.query(listClosedBillsSQL, locationID, BillStatusClosed, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("list closed bills: %w", err)
+	}
+	defer rows.Close()
+	out := []BillSummary{}
+	for rows.Next() {
+		var b BillSummary
+		if err := rows.Scan(&b.BillID, &b.LastUpdated); err != nil {
+			return nil, fmt.Errorf("list closed bills: %w", err)
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+// GetBill returns one bill by id, in any status, or ErrNotFound.
+func (tx *Tx) GetBill(billID string) (Bill, error) {
+	var b Bill
+	err := tx.queryRow(getBillSQL, billID).
+		Scan(&b.BillID, &b.LocationID, &b.CheckNumber, &b.Status, &b.CheckJSON,
+			&b.TableNumber, &b.StaffID, &b.Guests, &b.TotalAmount, &b.OutstandingAmount,
+			&b.ServiceChargeAmount, &b.TipsPaid, &b.LastUpdated)
+	if err != nil {
+		return Bill{}, notFound(err)
+	}
+	return b, nil
+}
+
+// BillPayments returns the payments made towards a bill, oldest first, with
+// the last digits of each payment's card.
+func (tx *Tx) BillPayments(billID string) ([]BillPayment, error) {
+	rows, err := tx.query(billPaymentsSQL, billID)
+	if err != nil {
+		return nil, fmt.Errorf("bill payments: %w", err)
+	}
+	defer rows.Close()
+	out := []BillPayment{}
+	for rows.Next() {
+		var p BillPayment
+		if err := rows.Scan(&p.PaymentID, &p.UserID, &p.Amount, &p.Tip, &p.Status, &p.CreatedAt, &p.CardLast4); err != nil {
+			return nil, fmt.Errorf("bill payments: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
