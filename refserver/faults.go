@@ -14,6 +14,7 @@ import (
 var adminPaths = []string{
 	"/sandbox/fixtures", "/sandbox/users", "/sandbox/locations", "/sandbox/api-keys",
 	"/sandbox/clock", "/sandbox/reset", "/sandbox/faults", "/sandbox/cards/",
+	"/sandbox/requests",
 }
 
 func isAdminPath(p string) bool {

@@ -8,10 +8,12 @@ import (
 )
 
 // routes builds the handler: the middleware every request passes, in order,
-// then each area's routes.
+// then each area's routes. The console (/console) is served in front of
+// all of it.
 //
 //   - withState: request id (X-Request-Id on every response) and the
 //     per-request state the rest shares
+//   - journalRequests: the request journal (GET /sandbox/requests)
 //   - accessLog: one line per request, never a URL or credential
 //   - recoverer: a panic becomes 500001
 //   - injectFaults: sandbox faults (before the rest, so a fault can stand
@@ -24,13 +26,15 @@ import (
 //   - idempotency: Idempotency-Key replay and 409004 for every POST
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.withState, s.accessLog, s.recoverer, s.injectFaults,
+	j := newJournal(s.cfg.JournalSize)
+	r.Use(s.withState, s.journalRequests(j), s.accessLog, s.recoverer, s.injectFaults,
 		s.limitBody, s.requireJSON, s.rateLimit, s.resolveToken, s.validateRequests, s.idempotency)
 	r.NotFound(s.notFound)
 	r.MethodNotAllowed(s.methodNotAllowed)
 
 	s.mountDocs(r)
 	s.mountSandbox(r)
+	s.mountJournal(r, j)
 	s.mountWallet(r)
 	s.mountPOS(r)
 	s.mountBills(r)
@@ -39,7 +43,7 @@ func (s *Server) routes() http.Handler {
 	if s.cfg.routeHook != nil {
 		s.cfg.routeHook(s, r)
 	}
-	return r
+	return s.withConsole(r, j)
 }
 
 // validateRequests applies the OpenAPI request validator to the API routes

@@ -61,6 +61,10 @@ type Config struct {
 	// runs, answering 400002/400003 for requests the document forbids. For
 	// integrators whose CI should fail on such requests.
 	ValidateRequests bool
+	// JournalSize is how many requests the request journal keeps (GET
+	// /sandbox/requests and the console): 0 means DefaultJournalSize, a
+	// negative size turns the journal off.
+	JournalSize int
 
 	// routeHook lets this package's own tests mount extra routes (a
 	// panicking handler, a test-only POST) inside the full middleware

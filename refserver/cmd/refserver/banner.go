@@ -47,6 +47,7 @@ func printBanner(w io.Writer, o options, baseURL, tlsURL, caPath string, f sandb
 	fmt.Fprintf(&b, "hospo reference server\n")
 	fmt.Fprintf(&b, "  HTTP       %s\n", baseURL)
 	fmt.Fprintf(&b, "  HTTPS      %s\n", tlsURL)
+	fmt.Fprintf(&b, "  Console    %s/console (log in with the admin key)\n", baseURL)
 	if caPath != "" {
 		fmt.Fprintf(&b, "  CA cert    %s (also at %s/sandbox/ca.pem)\n", caPath, baseURL)
 	} else {

@@ -1,0 +1,220 @@
+package refserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/possync"
+	"github.com/hospo-dev/hospo-go/refserver/refservertest"
+	"github.com/hospo-dev/hospo-go/wallet"
+)
+
+// consoleURL serves env's server on a listener of its own and returns its
+// base URL, for the console's pages. refservertest's listeners check every
+// response against the API's OpenAPI document, which the console's HTML
+// pages are not part of.
+func consoleURL(t testing.TB, env *refservertest.Env) string {
+	t.Helper()
+	ts := httptest.NewServer(env.Server.Handler())
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// consoleAgent is a browser stand-in for the console: a cookie jar and no
+// automatic redirects, so that tests see every 303.
+type consoleAgent struct {
+	t    *testing.T
+	base string
+	hc   *http.Client
+}
+
+func newConsoleAgent(t *testing.T, base string, transport http.RoundTripper) *consoleAgent {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &consoleAgent{t: t, base: base, hc: &http.Client{
+		Transport: transport,
+		Jar:       jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}}
+}
+
+// do sends a request and returns the response with its body read.
+func (a *consoleAgent) do(req *http.Request) (*http.Response, string) {
+	a.t.Helper()
+	resp, err := a.hc.Do(req)
+	if err != nil {
+		a.t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		a.t.Fatalf("%s %s: read body: %v", req.Method, req.URL.Path, err)
+	}
+	return resp, string(b)
+}
+
+func (a *consoleAgent) get(path string) (*http.Response, string) {
+	a.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, a.base+path, nil)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return a.do(req)
+}
+
+// post sends a form, with extra headers (Origin and the like) when given.
+func (a *consoleAgent) post(path string, form url.Values, header http.Header) (*http.Response, string) {
+	a.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, a.base+path, strings.NewReader(form.Encode()))
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	return a.do(req)
+}
+
+// login logs in with key and fails the test unless it works.
+func (a *consoleAgent) login(key string) *http.Response {
+	a.t.Helper()
+	resp, body := a.post("/console/login", url.Values{"adminKey": {key}}, nil)
+	if resp.StatusCode != http.StatusSeeOther {
+		a.t.Fatalf("login: status %d, body:\n%s", resp.StatusCode, body)
+	}
+	return resp
+}
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`)
+
+// csrf returns the CSRF token of the agent's session, read from a page's
+// forms.
+func (a *consoleAgent) csrf() string {
+	a.t.Helper()
+	resp, body := a.get("/console/controls")
+	m := csrfField.FindStringSubmatch(body)
+	if resp.StatusCode != http.StatusOK || m == nil {
+		a.t.Fatalf("no CSRF token on the controls page (status %d)", resp.StatusCode)
+	}
+	return m[1]
+}
+
+// mustPage fetches a console page or fragment and fails unless it is a 200.
+func (a *consoleAgent) mustPage(path string) string {
+	a.t.Helper()
+	resp, body := a.get(path)
+	if resp.StatusCode != http.StatusOK {
+		a.t.Fatalf("GET %s: status %d, body:\n%s", path, resp.StatusCode, body)
+	}
+	return body
+}
+
+// journalList is the body of GET /sandbox/requests.
+type journalList struct {
+	Requests []journalEntry `json:"requests"`
+	LastSeq  int64          `json:"lastSeq"`
+	Capacity int            `json:"capacity"`
+}
+
+type journalEntry struct {
+	Seq           int64   `json:"seq"`
+	Time          string  `json:"time"`
+	Method        string  `json:"method"`
+	Route         string  `json:"route"`
+	Status        int     `json:"status"`
+	ErrorCode     *int    `json:"errorCode"`
+	DurationMs    float64 `json:"durationMs"`
+	RequestID     string  `json:"requestId"`
+	Credential    string  `json:"credential"`
+	UserID        *int64  `json:"userId"`
+	POSLocationID *int64  `json:"posLocationId"`
+	KeyID         *int64  `json:"keyId"`
+	LocationID    *int64  `json:"locationId"`
+}
+
+// readJournal fetches GET /sandbox/requests?query and returns the body
+// both decoded and raw.
+func readJournal(t *testing.T, env *refservertest.Env, query string) (journalList, []byte) {
+	t.Helper()
+	var raw json.RawMessage
+	if st := env.AdminDo(t, http.MethodGet, "/sandbox/requests?"+query, nil, &raw); st != http.StatusOK {
+		t.Fatalf("GET /sandbox/requests?%s: status %d: %s", query, st, raw)
+	}
+	var l journalList
+	if err := json.Unmarshal(raw, &l); err != nil {
+		t.Fatalf("decode journal: %v", err)
+	}
+	return l, raw
+}
+
+// rawRequest sends a request and returns its status and X-Request-Id.
+func rawRequest(t *testing.T, method, u string, header http.Header, body string) (int, string) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, u, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, req.URL.Path, err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("X-Request-Id")
+}
+
+// consoleCheck is an open check of the given location.
+func consoleCheck(loc, number int64, staffID, total string) *possync.Check {
+	return &possync.Check{
+		TableNumber: 7, CheckNumber: number, LocationID: loc, StaffID: staffID, Guests: 2,
+		Status:              possync.CheckStatus("open"),
+		TotalAmount:         client.MustParseMoney(total),
+		OutstandingAmount:   client.MustParseMoney(total),
+		ServiceChargeAmount: client.MustParseMoney("0"),
+		TipsPaid:            client.MustParseMoney("0"),
+		Discounts:           []possync.Discount{},
+		MenuItems:           []possync.MenuItem{},
+	}
+}
+
+// consoleTestCard is the card the console tests tokenise: its number and
+// CVC must never show up anywhere the console or the journal shows.
+var consoleTestCard = wallet.CardDetails{Number: "4242424242424242", CVC: "9371", ExpiryMonth: 9, ExpiryYear: 39, HolderName: "Console Tester"}
+
+// addConsoleCard gives the user behind token a providerB card.
+func addConsoleCard(t *testing.T, env *refservertest.Env, token, nickname string) (*wallet.Service, int64) {
+	t.Helper()
+	w := wallet.NewService(env.Client(t, client.WithAccessToken(token)), wallet.WithProviderRootCAs(env.RootCAs))
+	card, err := w.AddCard(context.Background(), wallet.AddCardRequest{
+		Card: consoleTestCard, Providers: []wallet.Gateway{wallet.ProviderB}, Nickname: nickname,
+	})
+	if err != nil {
+		t.Fatalf("AddCard: %v", err)
+	}
+	return w, card.CardID
+}

@@ -1,0 +1,166 @@
+package refserver
+
+import (
+	"maps"
+	"net/url"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func seqs(es []journalEntry) []int64 {
+	out := []int64{}
+	for _, e := range es {
+		out = append(out, e.Seq)
+	}
+	return out
+}
+
+func TestJournalKeepsTheLastN(t *testing.T) {
+	t.Parallel()
+	j := newJournal(3)
+	for i := range 5 {
+		j.add(journalEntry{Status: 200 + i})
+	}
+	got, last := j.query(journalFilter{})
+	if diff := cmp.Diff([]int64{5, 4, 3}, seqs(got)); diff != "" {
+		t.Errorf("entries (-want +got):\n%s", diff)
+	}
+	if last != 5 {
+		t.Errorf("last = %d, want 5", last)
+	}
+	if got[0].Status != 204 || got[2].Status != 202 {
+		t.Errorf("statuses %d..%d, want 204..202", got[0].Status, got[2].Status)
+	}
+}
+
+func TestJournalQuery(t *testing.T) {
+	t.Parallel()
+	loc := func(id int64) *int64 { return &id }
+	j := newJournal(10)
+	j.add(journalEntry{Status: 200, LocationID: loc(1)})                        // 1
+	j.add(journalEntry{Status: 404, LocationID: loc(2)})                        // 2
+	j.add(journalEntry{Status: 403, LocationID: loc(2), POSLocationID: loc(1)}) // 3
+	j.add(journalEntry{Status: 500})                                            // 4
+	j.add(journalEntry{Status: 201, LocationID: loc(1)})                        // 5
+
+	tests := []struct {
+		name string
+		f    journalFilter
+		want []int64
+	}{
+		{"all", journalFilter{}, []int64{5, 4, 3, 2, 1}},
+		{"limit", journalFilter{Limit: 2}, []int64{5, 4}},
+		{"after", journalFilter{AfterSeq: 3}, []int64{5, 4}},
+		{"after all", journalFilter{AfterSeq: 5}, []int64{}},
+		{"location in path or of the POS token", journalFilter{LocationID: loc(1)}, []int64{5, 3, 1}},
+		{"location 2", journalFilter{LocationID: loc(2)}, []int64{3, 2}},
+		{"unknown location", journalFilter{LocationID: loc(9)}, []int64{}},
+		{"4xx", journalFilter{StatusMin: 400, StatusMax: 499}, []int64{3, 2}},
+		{"exact", journalFilter{StatusMin: 500, StatusMax: 500}, []int64{4}},
+		{"combined", journalFilter{LocationID: loc(1), StatusMin: 200, StatusMax: 299, Limit: 1}, []int64{5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, _ := j.query(tt.f)
+			if diff := cmp.Diff(tt.want, seqs(got)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNewJournalSize(t *testing.T) {
+	t.Parallel()
+	if got := newJournal(0).capacity(); got != DefaultJournalSize {
+		t.Errorf("default capacity %d, want %d", got, DefaultJournalSize)
+	}
+	off := newJournal(-1)
+	off.add(journalEntry{Status: 200})
+	if got, last := off.query(journalFilter{}); len(got) != 0 || last != 0 || off.capacity() != 0 {
+		t.Errorf("a journal of negative size kept %d entries (last %d, capacity %d)", len(got), last, off.capacity())
+	}
+}
+
+func TestSniffErrorCode(t *testing.T) {
+	t.Parallel()
+	full := `{"error":true,"code":400002,"message":"Validation failed.","contextData":{"a":"required"},"displayString":null}`
+	tests := []struct {
+		name string
+		body string
+		want *int
+	}{
+		{"error body", full, ptrTo(400002)},
+		{"cut after the code", full[:30], ptrTo(400002)},
+		{"code not second", `{"message":"x","nested":{"code":1},"code":404001}`, ptrTo(404001)},
+		{"no code", `{"error":true}`, nil},
+		{"cut before the code", `{"error":tr`, nil},
+		{"not an object", `[1,2]`, nil},
+		{"not JSON", `Forbidden`, nil},
+		{"code not a number", `{"code":"x"}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, sniffErrorCode([]byte(tt.body))); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func ptrTo(n int) *int { return &n }
+
+func TestParseJournalQuery(t *testing.T) {
+	t.Parallel()
+	two := int64(2)
+	tests := []struct {
+		query   string
+		want    journalFilter
+		wantBad []string
+	}{
+		{"", journalFilter{Limit: 100}, nil},
+		{"limit=5&locationId=2&status=4xx&after=7", journalFilter{Limit: 5, LocationID: &two, StatusMin: 400, StatusMax: 499, AfterSeq: 7}, nil},
+		{"status=404", journalFilter{Limit: 100, StatusMin: 404, StatusMax: 404}, nil},
+		{"status=5XX", journalFilter{Limit: 100, StatusMin: 500, StatusMax: 599}, nil},
+		{"limit=1000", journalFilter{Limit: 1000}, nil},
+		{"limit=1001", journalFilter{Limit: 100}, []string{"limit"}},
+		{"limit=0&locationId=x&status=6xx&after=-1", journalFilter{Limit: 100}, []string{"after", "limit", "locationId", "status"}},
+		{"status=40", journalFilter{Limit: 100}, []string{"status"}},
+		{"status=4x4", journalFilter{Limit: 100}, []string{"status"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			t.Parallel()
+			q, _ := url.ParseQuery(tt.query)
+			got, bad := parseJournalQuery(q, 1000)
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(journalFilter{})); diff != "" {
+				t.Errorf("filter (-want +got):\n%s", diff)
+			}
+			var badNames []string
+			if len(bad) > 0 {
+				badNames = slices.Sorted(maps.Keys(bad))
+			}
+			if diff := cmp.Diff(tt.wantBad, badNames); diff != "" {
+				t.Errorf("bad parameters (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestJournalViewSubject(t *testing.T) {
+	t.Parallel()
+	id := func(n int64) *int64 { return &n }
+	code := 403001
+	e := journalEntry{Seq: 3, Time: time.Date(2030, 1, 2, 3, 4, 5, 6e6, time.UTC), Method: "POST", Route: "/x", Status: 403,
+		ErrorCode: &code, DurationMs: 1.25, Credential: "pos", POSLocationID: id(1), LocationID: id(2)}
+	got := newJournalView(e)
+	want := journalView{Seq: 3, Time: "03:04:05.006", Method: "POST", Route: "/x", Status: 403, StatusKind: "client-error",
+		ErrorCode: "403001", Duration: "1.2 ms", Credential: "pos", Subject: "location 1", LocationID: "2"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
