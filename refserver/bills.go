@@ -205,11 +205,6 @@ func buildBill(tx *store.Tx, row store.Bill, sc billScopes) (bills.Bill, error) 
 	return b, nil
 }
 
-// posOnlineWindow is how old a POS's last heartbeat may be for its location
-// to count as online: the 5-minute heartbeat interval plus a minute of grace.
-// (location.go's heartbeatFresh uses it; it belongs there.)
-const posOnlineWindow = 6 * time.Minute
-
 // nonNil returns s, or an empty slice when s is nil, so that it encodes as
 // [] rather than null.
 func nonNil[T any](s []T) []T {

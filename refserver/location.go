@@ -3,11 +3,16 @@ package refserver
 import (
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
+
+// posOnlineWindow is how old a POS's last heartbeat may be for its location
+// to count as online: the 5-minute heartbeat interval plus a minute of grace.
+const posOnlineWindow = 6 * time.Minute
 
 // locationResponse is the body of GET /v1/location/{id}.
 type locationResponse struct {
