@@ -119,6 +119,28 @@ func TestChunkedBodyTooLarge(t *testing.T) {
 	}
 }
 
+// TestChunkedBodyTooLargeUnreadByHandler sends an oversized chunked body to
+// endpoints whose handlers never read a body: it must still be a 413001, and
+// nothing may be created.
+func TestChunkedBodyTooLargeUnreadByHandler(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	for _, path := range []string{"/sandbox/users", "/sandbox/reset"} {
+		body := io.MultiReader(strings.NewReader(`{"x":"`), strings.NewReader(strings.Repeat("x", maxBodyBytes)), strings.NewReader(`"}`))
+		req, _ := http.NewRequest("POST", ts.url+path, body)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Sandbox-Admin-Key", testAdminKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Errorf("%s: status %d, want 413", path, resp.StatusCode)
+		}
+	}
+}
+
 func TestPostWithoutBodyNeedsNoContentType(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)

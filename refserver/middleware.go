@@ -146,8 +146,10 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 }
 
 // limitBody caps request bodies at maxBodyBytes. A declared length over the
-// cap is refused at once; a chunked body is cut off when it passes the cap
-// (readBody then reports 413001).
+// cap is refused at once. A body of unknown length (chunked) is read here,
+// up to the cap, into the request state that readBody serves from: every
+// request with too large a body is then a 413001, even on an endpoint whose
+// handler never reads its body.
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > maxBodyBytes {
@@ -156,6 +158,12 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 		}
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+		}
+		if r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody {
+			if _, err := s.readBody(r); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
