@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -90,11 +91,40 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func (t *transport) roundTripper() http.RoundTripper {
-	if t.base == nil {
-		return http.DefaultTransport
+	if t.base != nil {
+		return t.base
 	}
-	return t.base
+	if http.DefaultTransport == stdDefaultTransport {
+		return pooledTransport()
+	}
+	// Something (httpmock.Activate, a test proxy) replaced the default:
+	// use it, as net/http itself would.
+	return http.DefaultTransport
 }
+
+// maxIdleConnsPerHost is how many idle keep-alive connections the default
+// transport keeps to the service. net/http keeps 2, so a caller with more
+// calls in flight (bills.All fetches 4 bills at once by default, a POS
+// agent sends several checks) would open and close a TCP connection for
+// nearly every request beyond the second.
+const maxIdleConnsPerHost = 32
+
+// stdDefaultTransport is net/http's own default transport, as it was when
+// the program started.
+var stdDefaultTransport = http.DefaultTransport
+
+// pooledTransport is a clone of net/http's default transport that keeps
+// more idle connections per host; every Client without WithHTTPClient
+// shares it.
+var pooledTransport = sync.OnceValue(func() http.RoundTripper {
+	std, ok := stdDefaultTransport.(*http.Transport)
+	if !ok {
+		return stdDefaultTransport
+	}
+	tr := std.Clone()
+	tr.MaxIdleConnsPerHost = maxIdleConnsPerHost
+	return tr
+})
 
 func (t *transport) logAttempt(ctx context.Context, req *http.Request, st *callState, resp *http.Response, err error, d time.Duration) {
 	attrs := make([]slog.Attr, 0, 7)
