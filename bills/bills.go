@@ -46,11 +46,11 @@ type Option func(*Service)
 // WithConcurrency sets how many bills All fetches at the same time. Values
 // below 1 mean 1 (one bill after the other).
 //
-// The requests share the Client's HTTP transport. net/http's default
-// transport keeps only 2 idle connections per host, so with n above 2 give
-// the Client (client.WithHTTPClient) a transport whose MaxIdleConnsPerHost
-// is at least n; otherwise the extra requests open and close a connection
-// each, which can cost more than the concurrency gains.
+// The requests share the Client's HTTP transport. The client's default
+// transport keeps 32 idle connections per host; a Client given its own
+// transport (client.WithHTTPClient) should keep at least n, otherwise the
+// extra requests open and close a connection each, which can cost more
+// than the concurrency gains.
 func WithConcurrency(n int) Option {
 	return func(s *Service) { s.concurrency = max(n, 1) }
 }

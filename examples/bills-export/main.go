@@ -52,7 +52,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
@@ -164,12 +163,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if err != nil {
 		return err
 	}
-	// Keep an idle connection for each concurrent fetch (net/http's default
-	// is 2 per host), so that the fetches reuse their connections.
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = max(cfg.concurrency, 2)
-	c, err := client.New(client.WithBaseURL(cfg.baseURL), client.WithAPIKey(cfg.apiKey),
-		client.WithHTTPClient(&http.Client{Transport: tr}))
+	c, err := client.New(client.WithBaseURL(cfg.baseURL), client.WithAPIKey(cfg.apiKey))
 	if err != nil {
 		return usageError{err.Error()}
 	}
