@@ -76,9 +76,8 @@ func money(s string) client.Money { return client.MustParseMoney(s) }
 type testPOS struct {
 	URL, Token string
 
-	mu       sync.Mutex
-	orders   []universalpos.Order // every CreateOrder call
-	rawPosts [][]byte             // every POST /orders body that reached the POS
+	mu     sync.Mutex
+	orders []universalpos.Order // every CreateOrder call
 
 	// loseFirst: the first POST /orders is carried out but answered 503,
 	// as if the answer was lost.
