@@ -58,6 +58,10 @@ const credentialNone = "none"
 // requests. It is safe for concurrent use. A journal of size 0 keeps
 // nothing.
 type journal struct {
+	// size is fixed at creation; it is read without the lock, so it must
+	// not be derived from entries, whose header add rewrites.
+	size int
+
 	mu      sync.Mutex
 	entries []journalEntry // ring; entries[next%size] is the oldest once full
 	next    int64          // Seq of the next entry, minus one
@@ -72,20 +76,20 @@ func newJournal(size int) *journal {
 	case size < 0:
 		size = 0
 	}
-	return &journal{entries: make([]journalEntry, 0, size)}
+	return &journal{size: size, entries: make([]journalEntry, 0, size)}
 }
 
 // capacity returns how many entries the journal keeps.
-func (j *journal) capacity() int { return cap(j.entries) }
+func (j *journal) capacity() int { return j.size }
 
 // add appends e, numbering it, and drops the oldest entry when full.
 func (j *journal) add(e journalEntry) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	size := cap(j.entries)
+	size := j.size
 	if size == 0 {
 		return
 	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	j.next++
 	e.Seq = j.next
 	if len(j.entries) < size {
@@ -134,7 +138,7 @@ func (j *journal) query(f journalFilter) (out []journalEntry, last int64) {
 	n := len(j.entries)
 	for i := range n {
 		// Walk back from the newest: Seq j.next sits at (j.next-1) % size.
-		e := &j.entries[int((j.next-1-int64(i))%int64(cap(j.entries)))]
+		e := &j.entries[int((j.next-1-int64(i))%int64(j.size))]
 		if e.Seq <= f.AfterSeq {
 			break // older entries only from here on
 		}
