@@ -33,6 +33,7 @@ type DB struct {
 	write *sql.DB
 	read  *sql.DB
 	now   func() time.Time
+	w     *writer // owns the writer connection; see writer.go
 }
 
 // Open opens (creating if needed) the database at path and applies the
@@ -92,6 +93,12 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 		r.SetMaxIdleConns(n)
 		db.read = r
 	}
+	w, err := startWriter(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	db.w = w
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -105,6 +112,9 @@ func (db *DB) Path() string { return db.path }
 // Close closes every connection. With the last connection gone SQLite
 // checkpoints the WAL into the main file.
 func (db *DB) Close() error {
+	if db.w != nil {
+		db.w.stop()
+	}
 	var errR error
 	if db.read != db.write {
 		errR = db.read.Close()
@@ -119,11 +129,14 @@ func (db *DB) Read(ctx context.Context, fn func(tx *Tx) error) error {
 }
 
 // Write runs fn in a write transaction and commits it when fn returns nil;
-// otherwise it rolls back and returns fn's error unchanged. Writes are
-// serialised: never call Write from inside fn (it would wait for itself).
-// Functions registered with tx.AfterCommit run after a successful commit.
+// otherwise it rolls back fn's writes and returns fn's error unchanged.
+// Writes are serialised: never call Write from inside fn (it would wait for
+// itself). Functions registered with tx.AfterCommit run after a successful
+// commit. Concurrent writes share transactions (group commit, writer.go),
+// each isolated in a savepoint; fn's statements are not interrupted when
+// ctx ends once fn has started, and Write returns only after the commit.
 func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
-	return db.run(ctx, db.write, fn)
+	return db.w.do(ctx, fn)
 }
 
 func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(tx *Tx) error) error {

@@ -1,0 +1,122 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// TestGroupCommitIsolation runs many concurrent writes, a third of which
+// fail after writing: whatever batches they share, the failed ones leave
+// nothing behind, the others all commit, and AfterCommit runs exactly for
+// the committed ones.
+func TestGroupCommitIsolation(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{filepath.Join(t.TempDir(), "w.db"), MemoryPath} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			db, err := Open(t.Context(), path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			const n = 300
+			errFail := errors.New("refused after writing")
+			var committed atomic.Int64
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() {
+					err := db.Write(t.Context(), func(tx *Tx) error {
+						if _, err := tx.exec(`INSERT INTO sandbox_state (name, value) VALUES (?, 'x')`, fmt.Sprint("k", i)); err != nil {
+							return err
+						}
+						tx.AfterCommit(func() { committed.Add(1) })
+						if i%3 == 0 {
+							return errFail
+						}
+						return nil
+					})
+					if want := i%3 == 0; want != errors.Is(err, errFail) || (!want && err != nil) {
+						t.Errorf("write %d: %v", i, err)
+					}
+				})
+			}
+			wg.Wait()
+			var rows int64
+			err = db.Read(t.Context(), func(tx *Tx) error {
+				return tx.queryRow(`SELECT COUNT(*) FROM sandbox_state WHERE name LIKE 'k%'`).Scan(&rows)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := int64(n - (n+2)/3); rows != want || committed.Load() != want {
+				t.Errorf("%d rows and %d AfterCommit calls, want %d of each", rows, committed.Load(), want)
+			}
+		})
+	}
+}
+
+// TestGroupCommitPanicAndCancel checks that a panicking function panics in
+// its caller and rolls back only itself, and that a write whose context has
+// ended is not run.
+func TestGroupCommitPanicAndCancel(t *testing.T) {
+	t.Parallel()
+	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "w.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	func() {
+		defer func() {
+			if p := recover(); p != "boom" {
+				t.Errorf("recovered %v, want the function's panic", p)
+			}
+		}()
+		_ = db.Write(t.Context(), func(tx *Tx) error {
+			if _, err := tx.exec(`INSERT INTO sandbox_state (name, value) VALUES ('panicked', 'x')`); err != nil {
+				return err
+			}
+			panic("boom")
+		})
+	}()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	ran := false
+	if err := db.Write(ctx, func(*Tx) error { ran = true; return nil }); !errors.Is(err, context.Canceled) || ran {
+		t.Errorf("cancelled write: err %v, ran %v", err, ran)
+	}
+	if err := db.Write(t.Context(), func(tx *Tx) error {
+		_, err := tx.exec(`INSERT INTO sandbox_state (name, value) VALUES ('after', 'x')`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	err = db.Read(t.Context(), func(tx *Tx) error {
+		rows, err := tx.query(`SELECT name FROM sandbox_state WHERE name IN ('panicked', 'after')`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				return err
+			}
+			names = append(names, s)
+		}
+		return rows.Err()
+	})
+	if err != nil || len(names) != 1 || names[0] != "after" {
+		t.Errorf("rows %v (%v), want only the write after the panic", names, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Write(t.Context(), func(*Tx) error { return nil }); !errors.Is(err, errClosed) {
+		t.Errorf("write after Close: %v", err)
+	}
+}
