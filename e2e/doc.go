@@ -1,0 +1,23 @@
+// Package e2e holds the end-to-end tests that prove the SDK and the
+// reference server together under faults, bad input and crashes. It has no
+// code of its own: everything is in its _test.go files.
+//
+//   - faults_test.go: the sandbox fault injection (POST /sandbox/faults)
+//     driven through the SDK: 503s before success on every retried call,
+//     responses lost after the work was committed, latency beyond the
+//     client's timeout. Each effect must happen exactly once.
+//   - badinput_test.go: every endpoint with missing, wrong and foreign
+//     credentials, malformed and mistyped JSON, oversized bodies and
+//     unknown ids. Every answer must be an error of the catalogue, and the
+//     database must be unchanged.
+//   - crash_test.go: the refserver binary, built once, killed with SIGKILL
+//     under a steady mixed load and restarted on the same database; every
+//     request that got a 2xx must still be there, and the database must
+//     pass PRAGMA integrity_check.
+//
+// Run them with
+//
+//	go test ./e2e/
+//
+// (-short skips the crash test, which builds the server binary).
+package e2e

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	mrand "math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/possync"
+	"github.com/hospo-dev/hospo-go/wallet"
+)
+
+// location is a sandbox location made for the run.
+type location struct {
+	ID       int64  `json:"locationId"`
+	POSToken string `json:"posAccessToken"`
+}
+
+// runLoad creates the locations and customers, runs the load through the
+// warm-up and the measuring window, stops it and prints the report.
+func runLoad(ctx context.Context, o options, out io.Writer) error {
+	m := newMeter(newTransport(o.maxConns))
+	hc := &http.Client{Transport: m}
+	newClient := func(opts ...client.Option) (*client.Client, error) {
+		return client.New(append([]client.Option{client.WithBaseURL(o.url), client.WithHTTPClient(hc)}, opts...)...)
+	}
+	admin, err := newClient(client.WithAdminKey(o.adminKey))
+	if err != nil {
+		return err
+	}
+
+	// Setup: locations and customers, made in parallel.
+	setupStart := time.Now()
+	var runID [4]byte
+	_, _ = rand.Read(runID[:])
+	locs := make([]location, o.locations)
+	err = parallel(ctx, o.locations, o.setupConcurrency, func(ctx context.Context, i int) error {
+		_, err := admin.Do(ctx, &client.Request{Method: http.MethodPost, Path: "sandbox/locations", Auth: client.AuthAdminKey,
+			Body: map[string]any{"name": fmt.Sprintf("loadgen %s #%d", hex.EncodeToString(runID[:]), i), "gateway": "providerB"}}, &locs[i])
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("creating locations: %w", err)
+	}
+	customers := make([]*customer, o.customers)
+	err = parallel(ctx, o.customers, o.setupConcurrency, func(ctx context.Context, i int) error {
+		var u struct {
+			AccessToken string `json:"accessToken"`
+		}
+		if _, err := admin.Do(ctx, &client.Request{Method: http.MethodPost, Path: "sandbox/users", Auth: client.AuthAdminKey}, &u); err != nil {
+			return err
+		}
+		uc, err := newClient(client.WithAccessToken(u.AccessToken))
+		if err != nil {
+			return err
+		}
+		w := wallet.NewService(uc)
+		card, err := w.AddCard(ctx, wallet.AddCardRequest{Providers: []wallet.Gateway{wallet.ProviderB}, Card: wallet.CardDetails{
+			Number: "4111111111111111", CVC: "123", ExpiryMonth: 12, ExpiryYear: (time.Now().Year() + 3) % 100, HolderName: "Load Test"}})
+		if err != nil {
+			return err
+		}
+		customers[i] = &customer{w: w, cardID: card.CardID, rng: mrand.New(mrand.NewPCG(uint64(i), 7))}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("creating customers: %w", err)
+	}
+
+	// One till and Agent per location.
+	cnt := &counters{}
+	pay := newPayables()
+	tills := make([]*till, len(locs))
+	agents := make([]*possync.Agent, len(locs))
+	for i, l := range locs {
+		c, err := newClient(client.WithAccessToken(l.POSToken))
+		if err != nil {
+			return err
+		}
+		t := newTill(l.ID, uint64(i), o.openChecks, pay, cnt)
+		a, err := possync.NewAgent(trackingAPI{API: possync.NewService(c), locID: l.ID, payble: pay}, possync.AgentConfig{
+			LocationID:        l.ID,
+			SavePayment:       t.savePayment,
+			PollInterval:      o.pollInterval,
+			HeartbeatInterval: o.heartbeatInterval,
+			RetryMin:          100 * time.Millisecond,
+			RetryMax:          5 * time.Second,
+			RequestTimeout:    30 * time.Second,
+			SendConcurrency:   o.sendConcurrency,
+			DrainTimeout:      time.Second,
+		})
+		if err != nil {
+			return err
+		}
+		t.agent, tills[i], agents[i] = a, t, a
+	}
+	fmt.Fprintf(out, "setup: %d locations, %d customers in %s\n", len(locs), len(customers), time.Since(setupStart).Round(time.Millisecond))
+
+	// The Agents start spread over one heartbeat interval, as POSes
+	// switched on through the day would: an Agent heartbeats when it starts
+	// and then at a fixed interval, so Agents started together would
+	// heartbeat (and first poll) together forever, in bursts no real fleet
+	// sends.
+	agentCtx, stopAgents := context.WithCancel(context.WithoutCancel(ctx))
+	var agentsDone sync.WaitGroup
+	for i, a := range agents {
+		delay := o.heartbeatInterval * time.Duration(i) / time.Duration(len(agents))
+		agentsDone.Go(func() {
+			sleep(agentCtx, delay)
+			if agentCtx.Err() == nil {
+				_ = a.Run(agentCtx)
+			}
+		})
+	}
+	defer func() { stopAgents(); agentsDone.Wait() }()
+	// Customers can pay only at online locations: wait for every Agent's
+	// first heartbeat (bounded; a location that never comes online shows
+	// up as failed payments).
+	online := time.Now().Add(o.heartbeatInterval + time.Minute)
+	for _, a := range agents {
+		for a.Stats().LastHeartbeat.IsZero() && time.Now().Before(online) && ctx.Err() == nil {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	var loadDone sync.WaitGroup
+	for _, t := range tills {
+		loadDone.Go(func() { t.run(loadCtx, o.pushInterval) })
+	}
+	for _, c := range customers {
+		loadDone.Go(func() { c.run(loadCtx, o.payInterval, pay, cnt) })
+	}
+
+	sleep(ctx, o.warmup)
+	stopProfile, err := startCPUProfile(o.cpuProfile)
+	if err != nil {
+		stopLoad()
+		loadDone.Wait()
+		return err
+	}
+	m.startWindow()
+	before := snapshot(o.serverPID, agents, cnt)
+	sleep(ctx, o.duration)
+	after := snapshot(o.serverPID, agents, cnt)
+	m.stopWindow()
+	stopProfile()
+	stopLoad()
+	loadDone.Wait()
+	stopAgents()
+	agentsDone.Wait()
+
+	report(out, o, m, before, after)
+	return nil
+}
+
+// sleep waits for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// snap is the state of the load at one instant, for differences over the
+// window.
+type snap struct {
+	at                                  time.Time
+	serverCPU, selfCPU                  time.Duration
+	serverPeak, serverRSS               int64
+	memErr                              error
+	sent, failed, retried, accepted     uint64
+	queued                              int
+	pushCalls, pushRefused              int64
+	paymentsMade, paymentsFailed, saved int64
+}
+
+func snapshot(pid int, agents []*possync.Agent, cnt *counters) snap {
+	s := snap{at: time.Now(), selfCPU: selfCPU()}
+	if pid > 0 {
+		s.serverCPU, _ = procCPU(pid)
+		s.serverPeak, s.serverRSS, s.memErr = procMemory(pid)
+	}
+	for _, a := range agents {
+		st := a.Stats()
+		s.sent += st.Sent
+		s.failed += st.Failed
+		s.retried += st.Retried
+		s.accepted += st.PaymentsAccepted
+		s.queued += st.Queued
+	}
+	s.pushCalls, s.pushRefused = cnt.pushCalls.Load(), cnt.pushRefused.Load()
+	s.paymentsMade, s.paymentsFailed, s.saved = cnt.paymentsMade.Load(), cnt.paymentsFailed.Load(), cnt.paymentsSaved.Load()
+	return s
+}
+
+// report prints the results of the window.
+func report(w io.Writer, o options, m *meter, before, after snap) {
+	window, sums := m.summaries()
+	secs := window.Seconds()
+	fmt.Fprintf(w, "\nload: %d locations (push every %s, poll every %s, heartbeat every %s, send concurrency %d), %d customers (pay every %s)\n",
+		o.locations, o.pushInterval, o.pollInterval, o.heartbeatInterval, o.sendConcurrency, o.customers, o.payInterval)
+	fmt.Fprintf(w, "window: %s after %s of warm-up\n\n", window.Round(time.Millisecond), o.warmup)
+	_, errs := printSummaries(w, window, sums, m.allLatencies())
+	for _, s := range sums {
+		if s.Endpoint == "POST /v1/pos/push-pull/check" {
+			fmt.Fprintf(w, "\ncheck pushes: %.0f/s answered 2xx, p50 %s, p99 %s\n", s.PerSecond, ms(s.P50), ms(s.P99))
+		}
+	}
+	fmt.Fprintf(w, "errors: %d (non-2xx answers and transport errors, all endpoints)\n", errs)
+	fmt.Fprintf(w, "agents: %d checks delivered (%.0f/s), %d dropped, %d retried, %d payments accepted, %d queued at the end\n",
+		after.sent-before.sent, float64(after.sent-before.sent)/secs, after.failed-before.failed, after.retried-before.retried,
+		after.accepted-before.accepted, after.queued)
+	fmt.Fprintf(w, "tills: %d Push calls (%.0f/s; pushes of a check still queued replace it), %d refused\n",
+		after.pushCalls-before.pushCalls, float64(after.pushCalls-before.pushCalls)/secs, after.pushRefused-before.pushRefused)
+	fmt.Fprintf(w, "customers: %d payments made, %d failed; %d saved by tills\n",
+		after.paymentsMade-before.paymentsMade, after.paymentsFailed-before.paymentsFailed, after.saved-before.saved)
+	fmt.Fprintf(w, "loadgen CPU: %.2f cores\n", (after.selfCPU-before.selfCPU).Seconds()/secs)
+	if o.serverPID > 0 {
+		if after.memErr != nil {
+			fmt.Fprintf(w, "server: memory unknown: %v\n", after.memErr)
+		} else {
+			fmt.Fprintf(w, "server: peak RSS (VmHWM) %s, RSS now %s, CPU %.2f cores\n",
+				mib(after.serverPeak), mib(after.serverRSS), (after.serverCPU-before.serverCPU).Seconds()/secs)
+		}
+	}
+}

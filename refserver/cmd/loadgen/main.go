@@ -1,0 +1,206 @@
+// Command loadgen puts a running reference server under the load of many
+// POS locations and paying customers, and reports throughput, latency,
+// errors and the server's memory.
+//
+// Each simulated location is a till driving a real possync.Agent: the till
+// changes one of its open checks every -push-interval and pushes it, closes
+// checks and opens new ones, and saves the payments its Agent collects
+// (polling every -poll-interval, heartbeating every -heartbeat-interval:
+// the service's 30 s and 5 min, accelerated). Customers pay small amounts
+// towards the checks the service has stored, through wallet.CreatePayment.
+// Latency is measured per HTTP attempt as the client sees it, over a
+// window that opens after -warmup and lasts -duration; then everything
+// stops by itself.
+//
+//	go build -o /tmp/refserver ./refserver/cmd/refserver
+//	/tmp/refserver -db /tmp/load.db -rate-limit 0 -log-level error &
+//	go run ./refserver/cmd/loadgen -locations 1000 -duration 30s -server-pid $!
+//
+// With -hello it measures the machine's ceiling instead: a hello-world
+// net/http server in a child process, driven by -concurrency workers that
+// post a check-sized JSON body, over the same client stack.
+//
+//	go run ./refserver/cmd/loadgen -hello -concurrency 64 -duration 20s
+//
+// Traffic goes only to -url, which must be a loopback address.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+}
+
+// options are the command's flags.
+type options struct {
+	url               string
+	adminKey          string
+	locations         int
+	openChecks        int
+	pushInterval      time.Duration
+	pollInterval      time.Duration
+	heartbeatInterval time.Duration
+	sendConcurrency   int
+	customers         int
+	payInterval       time.Duration
+	warmup            time.Duration
+	duration          time.Duration
+	serverPID         int
+	maxConns          int
+	setupConcurrency  int
+
+	cpuProfile string
+
+	hello       bool
+	helloServe  string
+	concurrency int
+}
+
+// Bounds that keep a mistyped flag from running for hours.
+const (
+	maxDuration  = 10 * time.Minute
+	maxLocations = 20000
+)
+
+func parseFlags(args []string, out io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&o.url, "url", "http://127.0.0.1:8080", "base URL of the running refserver (loopback only)")
+	fs.StringVar(&o.adminKey, "admin-key", "sandbox-admin-key", "the refserver's admin key")
+	fs.IntVar(&o.locations, "locations", 1000, "simulated POS locations, each with its own Agent")
+	fs.IntVar(&o.openChecks, "open-checks", 4, "open checks per location")
+	fs.DurationVar(&o.pushInterval, "push-interval", 200*time.Millisecond, "time between check changes at each location")
+	fs.DurationVar(&o.pollInterval, "poll-interval", 2*time.Second, "Agent payments poll interval (the service asks for 30s)")
+	fs.DurationVar(&o.heartbeatInterval, "heartbeat-interval", 10*time.Second, "Agent heartbeat interval (the service asks for 5m)")
+	fs.IntVar(&o.sendConcurrency, "send-concurrency", 4, "Agent SendConcurrency")
+	fs.IntVar(&o.customers, "customers", 20, "simulated paying customers")
+	fs.DurationVar(&o.payInterval, "pay-interval", 500*time.Millisecond, "time between payments of each customer")
+	fs.DurationVar(&o.warmup, "warmup", 5*time.Second, "load before the measuring window opens")
+	fs.DurationVar(&o.duration, "duration", 30*time.Second, "length of the measuring window")
+	fs.IntVar(&o.serverPID, "server-pid", 0, "pid of the refserver, for its peak memory (VmHWM) and CPU time")
+	fs.IntVar(&o.maxConns, "max-conns", 0, "cap on connections to the server (0: none)")
+	fs.IntVar(&o.setupConcurrency, "setup-concurrency", 16, "parallel requests while creating locations and customers")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile (the measuring window) to this file")
+	fs.BoolVar(&o.hello, "hello", false, "measure a hello-world net/http server instead (the ceiling)")
+	fs.StringVar(&o.helloServe, "hello-serve", "", "internal: serve hello-world on this address")
+	fs.IntVar(&o.concurrency, "concurrency", 64, "-hello: concurrent request loops")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	switch {
+	case o.duration <= 0 || o.duration > maxDuration:
+		return o, fmt.Errorf("-duration must be in (0, %s]", maxDuration)
+	case o.warmup < 0 || o.warmup > maxDuration:
+		return o, fmt.Errorf("-warmup must be in [0, %s]", maxDuration)
+	case o.locations < 1 || o.locations > maxLocations:
+		return o, fmt.Errorf("-locations must be in [1, %d]", maxLocations)
+	case o.openChecks < 1 || o.customers < 0 || o.concurrency < 1 || o.setupConcurrency < 1 || o.sendConcurrency < 1:
+		return o, errors.New("-open-checks, -concurrency, -setup-concurrency and -send-concurrency must be positive, -customers not negative")
+	case o.pushInterval <= 0 || o.pollInterval <= 0 || o.heartbeatInterval <= 0 || o.payInterval <= 0:
+		return o, errors.New("intervals must be positive")
+	}
+	if o.helloServe == "" {
+		if err := checkLoopback(o.url); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// checkLoopback refuses a base URL that is not on this machine: the load
+// generator is for a local sandbox.
+func checkLoopback(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return fmt.Errorf("-url %q is not an http(s) URL", raw)
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("-url %q: only loopback addresses are allowed", raw)
+	}
+	return nil
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	o, err := parseFlags(args, out)
+	if err != nil {
+		return err
+	}
+	switch {
+	case o.helloServe != "":
+		return serveHello(ctx, o.helloServe, out)
+	case o.hello:
+		return runHello(ctx, o, out)
+	}
+	return runLoad(ctx, o, out)
+}
+
+// newTransport is the client transport of every simulated party: one pool
+// of keep-alive connections, as many as the load needs.
+func newTransport(maxConns int) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 0 // no overall cap
+	t.MaxIdleConnsPerHost = 8192
+	t.MaxConnsPerHost = maxConns
+	t.IdleConnTimeout = 90 * time.Second
+	return t
+}
+
+// parallel runs fn(0) ... fn(n-1) on at most workers goroutines and returns
+// the first error.
+func parallel(ctx context.Context, n, workers int, fn func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			for i := range next {
+				if err := fn(ctx, i); err != nil {
+					cancel(err)
+				}
+			}
+		})
+	}
+	for i := range n {
+		select {
+		case next <- i:
+			continue
+		case <-ctx.Done():
+		}
+		break
+	}
+	close(next)
+	wg.Wait()
+	return context.Cause(ctx)
+}
