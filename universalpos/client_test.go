@@ -157,13 +157,18 @@ func TestClientRetries(t *testing.T) {
 
 func TestClientTimeout(t *testing.T) {
 	t.Parallel()
-	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	c := universalpos.NewClient(srv.URL, testToken, fastRetries,
+	// Attempts are counted as the client makes them: on a busy machine a
+	// timed-out attempt may never reach the server's handler.
+	var hits atomic.Int64
+	counting := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		hits.Add(1)
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	c := universalpos.NewClient(srv.URL, testToken, fastRetries, universalpos.WithHTTPClient(counting),
 		universalpos.WithTimeout(50*time.Millisecond), universalpos.WithRetries(1))
 	_, err := c.Health(context.Background())
 	var e *universalpos.Error
@@ -332,3 +337,8 @@ func TestErrorString(t *testing.T) {
 		}
 	}
 }
+
+// roundTripFunc adapts a function to http.RoundTripper.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
