@@ -9,18 +9,22 @@ import (
 )
 
 // Group commit. SQLite has one writer at a time, so every write
-// transaction of the server queues for the single writer connection. Handing
-// that connection from one request goroutine to the next costs more than
-// most transactions themselves: under load the woken goroutine waits
-// behind every runnable one before it gets a CPU, and the connection sits
-// idle meanwhile (measured: the writer was busy a fifth of the time while
-// thousands of requests queued for it). So one goroutine owns the writer
-// connection; Write hands it the function, and it runs every function
-// waiting at that moment in one transaction, each inside a SAVEPOINT so
-// that one function's error rolls back only its own writes, then commits
-// once and answers them all. A function's writes are durable, and Write
-// returns, only after that COMMIT: exactly what a transaction of its own
-// gives, at a fraction of the cost per write.
+// transaction of the server queues for the single writer connection. Through
+// database/sql that queue hands the connection from one request goroutine
+// to the next, and under load each woken goroutine waits behind every
+// runnable one before it gets a CPU while the connection sits idle; the
+// waiters are also served in no particular order, so some wait for seconds.
+// Here one goroutine owns the writer connection instead: Write hands it the
+// function, and it runs every function waiting at that moment in one
+// transaction, in arrival order, each inside a SAVEPOINT so that one
+// function's error rolls back only its own writes, then commits once and
+// answers them all. A function's writes are durable, and Write returns,
+// only after that COMMIT, exactly as with a transaction of its own.
+//
+// Measured with refserver/cmd/loadgen (1000 POS locations, 2 vCPUs shared
+// with the load generator): the same peak throughput within noise, p99 and
+// maximum latency at saturation three to four times lower, and 25-40% more
+// throughput while other processes compete for the CPUs.
 
 // maxBatch bounds the functions sharing one transaction, so that the first
 // of a batch does not wait behind arbitrarily many others.
