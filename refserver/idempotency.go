@@ -1,7 +1,6 @@
 package refserver
 
 import (
-	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hmac"
@@ -13,7 +12,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"sync"
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/store"
@@ -63,7 +61,7 @@ func (s *Server) idempotency(next http.Handler) http.Handler {
 			requestHash: requestHash(r, body),
 		}
 
-		unlock, err := s.idem.lock(r.Context(), req.credential+"\x00"+key)
+		unlock, err := s.idem.Lock(r.Context(), req.credential+"\x00"+key)
 		if err != nil {
 			return // the client went away while waiting
 		}
@@ -223,47 +221,4 @@ func (s *Server) newAEAD() (cipher.AEAD, error) {
 		return nil, err
 	}
 	return cipher.NewGCM(block)
-}
-
-// keyLocks is a set of named mutexes that exist only while someone holds
-// or waits for them.
-type keyLocks struct {
-	mu    sync.Mutex
-	locks map[string]*keyLock
-}
-
-type keyLock struct {
-	ch   chan struct{} // holds one token while locked
-	refs int
-}
-
-func newKeyLocks() *keyLocks { return &keyLocks{locks: map[string]*keyLock{}} }
-
-// lock waits for the named lock or for ctx to end, and returns the unlock
-// function.
-func (k *keyLocks) lock(ctx context.Context, name string) (func(), error) {
-	k.mu.Lock()
-	l := k.locks[name]
-	if l == nil {
-		l = &keyLock{ch: make(chan struct{}, 1)}
-		k.locks[name] = l
-	}
-	l.refs++
-	k.mu.Unlock()
-
-	release := func() {
-		k.mu.Lock()
-		l.refs--
-		if l.refs == 0 {
-			delete(k.locks, name)
-		}
-		k.mu.Unlock()
-	}
-	select {
-	case l.ch <- struct{}{}:
-		return func() { <-l.ch; release() }, nil
-	case <-ctx.Done():
-		release()
-		return nil, ctx.Err()
-	}
 }

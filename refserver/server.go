@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hospo-dev/hospo-go/internal/keylock"
+
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/refserver/openapi"
@@ -82,7 +84,7 @@ type Server struct {
 	faults  *sandbox.Faults
 	cert    sandbox.Certificate
 	limiter *rateLimiter
-	idem    *keyLocks
+	idem    *keylock.Set
 	handler http.Handler
 
 	// orderWake tells the order dispatcher that an order became due; one
@@ -152,7 +154,7 @@ func New(cfg Config) (*Server, error) {
 		clock:   sandbox.NewClock(cfg.Now),
 		faults:  &sandbox.Faults{},
 		limiter: newRateLimiter(cfg.RateLimit, cfg.RateBurst),
-		idem:    newKeyLocks(),
+		idem:    new(keylock.Set),
 
 		orderWake: make(chan struct{}, 1),
 	}

@@ -10,6 +10,8 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/hospo-dev/hospo-go/internal/keylock"
 )
 
 // DefaultMaxBodyBytes is the largest order body NewHandler reads by
@@ -75,7 +77,7 @@ type handler struct {
 	p         Provider
 	opts      HandlerOptions
 	orders    OrderStore
-	locks     keyedLocks
+	locks     keylock.Set
 	log       *slog.Logger
 	maxBody   int64
 	tokenHash []byte
@@ -203,7 +205,7 @@ func (h *handler) createOrder(w http.ResponseWriter, r *http.Request) {
 	}
 
 	ctx := r.Context()
-	unlock, err := h.locks.lock(ctx, order.OrderID)
+	unlock, err := h.locks.Lock(ctx, order.OrderID)
 	if err != nil {
 		writeError(w, http.StatusServiceUnavailable, &Error{Message: "request cancelled"})
 		return
