@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -9,29 +8,12 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/hospo-dev/hospo-go/internal/syncbuf"
 
 	"github.com/jarcoal/httpmock"
 )
-
-// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // Secrets with characters that URL encoding changes, so that both the raw and
 // the encoded forms are checked.
@@ -57,7 +39,7 @@ func assertNoSecrets(t *testing.T, where, text string, secrets ...string) {
 // and checks that no credential reaches a log line or an error string.
 func TestRedaction(t *testing.T) {
 	t.Parallel()
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	mt := httpmock.NewMockTransport()
 	echoURL := func(status int) httpmock.Responder {

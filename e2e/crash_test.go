@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hospo-dev/hospo-go/internal/syncbuf"
+
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
@@ -116,32 +118,14 @@ func buildRefserver(t *testing.T, dir string) string {
 type binary struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *syncBuffer
-}
-
-// syncBuffer collects a process's output for the failure message.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	stderr *syncbuf.Buffer
 }
 
 // startBinary starts the server on dbPath, on ports the system picks, and
 // returns once its banner names its HTTP address.
 func startBinary(t *testing.T, bin, dbPath string) *binary {
 	t.Helper()
-	b := &binary{stderr: &syncBuffer{}}
+	b := &binary{stderr: &syncbuf.Buffer{}}
 	b.cmd = exec.Command(bin, "-db", dbPath, "-addr", "127.0.0.1:0", "-tls-addr", "127.0.0.1:0",
 		"-admin-key", crashAdminKey, "-log-level", "warn", "-rate-limit", "0")
 	b.cmd.Stderr = b.stderr

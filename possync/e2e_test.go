@@ -125,37 +125,6 @@ func openOutbox(t *testing.T, path string, loc int64) *outbox.SQLite {
 	return o
 }
 
-// runAgent runs a until the test ends or stop is called.
-func runAgent(t *testing.T, a *possync.Agent) (stop func()) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return stop
-}
-
-// eventually polls cond until it holds; the deadline only catches a hang.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 // fastAgent is an AgentConfig for tests: quick retries, polls on demand.
 func fastAgent(loc int64, save possync.SavePaymentFunc) possync.AgentConfig {
 	return possync.AgentConfig{
@@ -220,11 +189,11 @@ func TestPayAtTable(t *testing.T) {
 	till.agent = agent
 	check := loadCheck(t, s.loc)
 	till.checks[check.CheckNumber] = check
-	runAgent(t, agent)
+	possync.StartAgent(t, agent)
 	if err := agent.Push(check.Clone()); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the check and a heartbeat", func() bool {
+	possync.WaitFor(t, "the check and a heartbeat", func() bool {
 		st := agent.Stats()
 		return st.Sent == 1 && st.Queued == 0 && !st.LastHeartbeat.IsZero()
 	})
@@ -234,7 +203,7 @@ func TestPayAtTable(t *testing.T) {
 		t.Fatalf("payment %+v", payment)
 	}
 	agent.PollNow()
-	eventually(t, "the payment to be accepted and the check re-pushed", func() bool {
+	possync.WaitFor(t, "the payment to be accepted and the check re-pushed", func() bool {
 		st := agent.Stats()
 		return st.PaymentsAccepted == 1 && st.Sent == 2 && st.Queued == 0
 	})
@@ -257,7 +226,7 @@ func TestPayAtTable(t *testing.T) {
 	// The rest of the bill: paid in full, the POS closes the check.
 	last := s.pay(t, check.CheckNumber, "24.10", "0")
 	agent.PollNow()
-	eventually(t, "the second payment", func() bool {
+	possync.WaitFor(t, "the second payment", func() bool {
 		st := agent.Stats()
 		return st.PaymentsAccepted == 2 && st.Sent == 3 && st.Queued == 0
 	})
@@ -287,7 +256,7 @@ func TestAgentServiceOutage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := runAgent(t, agent)
+	stop := possync.StartAgent(t, agent)
 	const checks = 12
 	final := map[int64]client.Money{}
 	for round := 1; round <= 3; round++ {
@@ -307,7 +276,7 @@ func TestAgentServiceOutage(t *testing.T) {
 			env.Restart(t) // the service goes away and comes back
 		}
 	}
-	eventually(t, "delivery after the outage", func() bool { return agent.Stats().Queued == 0 })
+	possync.WaitFor(t, "delivery after the outage", func() bool { return agent.Stats().Queued == 0 })
 	stop()
 	st := agent.Stats()
 	if st.Failed != 0 || st.Retried == 0 {
@@ -402,7 +371,7 @@ func TestAgentRestartBetweenSaveAndAccept(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- first.Run(ctx) }()
-	eventually(t, "the check and a heartbeat", func() bool {
+	possync.WaitFor(t, "the check and a heartbeat", func() bool {
 		st := first.Stats()
 		return st.Sent == 1 && st.Queued == 0 && !st.LastHeartbeat.IsZero()
 	})
@@ -427,8 +396,8 @@ func TestAgentRestartBetweenSaveAndAccept(t *testing.T) {
 	till.mu.Lock()
 	till.agent = second
 	till.mu.Unlock()
-	runAgent(t, second) // polls at once
-	eventually(t, "the accept after the restart", func() bool { return second.Stats().PaymentsAccepted == 1 })
+	possync.StartAgent(t, second) // polls at once
+	possync.WaitFor(t, "the accept after the restart", func() bool { return second.Stats().PaymentsAccepted == 1 })
 	if n := till.savesOf(payment.PaymentID); n != 1 {
 		t.Errorf("SavePayment called %d times across the restart, want 1", n)
 	}
@@ -440,7 +409,7 @@ func TestAgentRestartBetweenSaveAndAccept(t *testing.T) {
 	}
 	// The check re-pushed by SavePayment (outstanding reduced) reached the
 	// service: in the first life's drain, or from the outbox in the second.
-	eventually(t, "the re-pushed check", func() bool { return second.Stats().Queued == 0 })
+	possync.WaitFor(t, "the re-pushed check", func() bool { return second.Stats().Queued == 0 })
 	if b := s.bill(t, payment.BillID); b.OutstandingAmount != client.MustParseMoney("64.10") {
 		t.Errorf("bill outstanding %v, want 64.10", b.OutstandingAmount)
 	}
@@ -485,8 +454,8 @@ func TestAgentWrongCredentials(t *testing.T) {
 	if err := agent.Push(check); err != nil {
 		t.Fatal(err)
 	}
-	runAgent(t, agent)
-	eventually(t, "refusals", func() bool { return agent.Stats().Retried >= 2 })
+	possync.StartAgent(t, agent)
+	possync.WaitFor(t, "refusals", func() bool { return agent.Stats().Retried >= 2 })
 	st := agent.Stats()
 	if st.Queued != 1 || st.Failed != 0 || !errors.Is(st.LastError, client.ErrForbidden) {
 		t.Errorf("Queued %d Failed %d LastError %v", st.Queued, st.Failed, st.LastError)

@@ -1,38 +1,20 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/hospo-dev/hospo-go/internal/syncbuf"
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
-
-// syncBuffer is a bytes.Buffer safe for the program and the test to share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestPOSAgent runs the simulated POS against an in-process sandbox; a
 // diner pays part of check 1001 through the service, and the POS saves and
@@ -51,7 +33,7 @@ func TestPOSAgent(t *testing.T) {
 	}
 	loc := fx.Locations[index].LocationID
 
-	var out syncBuffer
+	var out syncbuf.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)

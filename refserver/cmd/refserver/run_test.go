@@ -11,30 +11,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/hospo-dev/hospo-go/internal/syncbuf"
+
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 )
-
-// lockedBuffer collects output written from the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // started is a run in the background.
 type started struct {
@@ -42,14 +25,14 @@ type started struct {
 	tls    string
 	cancel context.CancelFunc
 	done   chan error
-	stdout *lockedBuffer
-	stderr *lockedBuffer
+	stdout *syncbuf.Buffer
+	stderr *syncbuf.Buffer
 }
 
 func startRun(t *testing.T, args ...string) *started {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &started{cancel: cancel, done: make(chan error, 1), stdout: &lockedBuffer{}, stderr: &lockedBuffer{}}
+	s := &started{cancel: cancel, done: make(chan error, 1), stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}}
 	ready := make(chan struct{})
 	args = append([]string{"-addr", "127.0.0.1:0", "-tls-addr", "127.0.0.1:0"}, args...)
 	go func() {
