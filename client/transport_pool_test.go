@@ -35,7 +35,7 @@ func TestDefaultTransportReusesConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const callers, calls = 8, 25
+	const callers, calls = 8, 200
 	var wg sync.WaitGroup
 	for range callers {
 		wg.Go(func() {
@@ -48,8 +48,11 @@ func TestDefaultTransportReusesConnections(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := dials.Load(); n > callers {
-		t.Errorf("%d connections opened for %d concurrent callers, want at most %d", n, callers, callers)
+	// net/http may dial one spare connection while an idle one is on its way
+	// back to the pool, so allow a little over one per caller; with only 2
+	// idle connections per host the same run opens far more.
+	if n, most := dials.Load(), int64(callers+callers/2); n > most {
+		t.Errorf("%d connections opened for %d concurrent callers, want at most %d", n, callers, most)
 	}
 }
 

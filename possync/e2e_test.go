@@ -273,6 +273,9 @@ func TestAgentServiceOutage(t *testing.T) {
 			final[c.CheckNumber] = c.OutstandingAmount
 		}
 		if round == 2 {
+			// A restart clears the injected faults, so make sure the agent
+			// has met them first.
+			possync.WaitFor(t, "the agent to meet the outage", func() bool { return agent.Stats().Retried > 0 })
 			env.Restart(t) // the service goes away and comes back
 		}
 	}
