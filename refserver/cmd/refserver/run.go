@@ -38,6 +38,7 @@ type options struct {
 	posHealthInterval time.Duration
 	menuSyncInterval  time.Duration
 	validate          bool
+	pprofAddr         string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -54,6 +55,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.posHealthInterval, "pos-health-interval", 30*time.Second, "how often universal POS health is checked")
 	fs.DurationVar(&o.menuSyncInterval, "menu-sync-interval", 5*time.Minute, "how often universal POS menus are synced")
 	fs.BoolVar(&o.validate, "validate", false, "check every API request against the OpenAPI document (400002/400003 for requests it forbids)")
+	fs.StringVar(&o.pprofAddr, "pprof", "", "serve Go runtime profiles (/debug/pprof/) on this address, e.g. 127.0.0.1:6060 (off when empty)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -130,6 +132,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	printBanner(stdout, o, "http://"+publicAddr(ln.Addr()), "https://"+publicAddr(tln.Addr()), srv.CACertPath(), fixtures)
 	if isDefaultKeyExposed(o.adminKey, ln.Addr(), tln.Addr()) {
 		logger.Warn("the well-known default admin key is in use on a non-loopback address; set -admin-key")
+	}
+
+	if o.pprofAddr != "" {
+		pln, err := servePprof(o.pprofAddr, logger)
+		if err != nil {
+			return fmt.Errorf("-pprof: %w", err)
+		}
+		defer pln.Close()
 	}
 
 	errLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
