@@ -77,14 +77,9 @@ func (s *Server) handleCheckPush(w http.ResponseWriter, r *http.Request) {
 		ServiceChargeAmount: check.ServiceChargeAmount.Cents(),
 		TipsPaid:            check.TipsPaid.Cents(),
 	}
-	stmts, err := s.db.POSStatements(r.Context())
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
 	newID := newBillID()
 	s.mutate(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
-		billID, version, _, err := tx.UpsertCheck(stmts, newID, row)
+		billID, version, _, err := tx.UpsertCheck(newID, row)
 		if err != nil {
 			return nil, err
 		}

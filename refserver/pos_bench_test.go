@@ -204,10 +204,6 @@ func BenchmarkUpsertCheckTx(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, err := db.POSStatements(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
 	c := fixtureCheck(b, locs[0])
 	c.MenuItems = append(c.MenuItems, c.MenuItems[0], c.MenuItems[1])
 	body, _ := json.Marshal(c)
@@ -219,7 +215,7 @@ func BenchmarkUpsertCheckTx(b *testing.B) {
 			ContentHash: strconv.Itoa(i), CheckJSON: string(body), StaffID: "s", OutstandingAmount: int64(i),
 		}
 		err := db.Write(ctx, func(tx *store.Tx) error {
-			_, _, _, err := tx.UpsertCheck(st, "bill-"+strconv.Itoa(i), row)
+			_, _, _, err := tx.UpsertCheck("bill-"+strconv.Itoa(i), row)
 			return err
 		})
 		if err != nil {

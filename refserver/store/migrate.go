@@ -43,7 +43,7 @@ func (db *DB) migrate(ctx context.Context) error {
 			if n > 0 {
 				return nil
 			}
-			if _, err := tx.exec(string(src)); err != nil {
+			if _, err := tx.execScript(string(src)); err != nil {
 				return err
 			}
 			_, err := tx.exec(`INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, base, tx.Unix())

@@ -1,13 +1,9 @@
 package store
 
 import (
-	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"runtime"
-	"sync"
-	"weak"
 )
 
 // CheckRow is what a POS check push writes to the bills table. Money is in
@@ -51,91 +47,23 @@ VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 WHERE rowid = ?`
 )
 
-// POSStatements are the check push's statements, compiled once per
-// database on its writer connection. A push runs them inside the single
-// writer's transaction, where SQLite's statement compilation (about as
-// costly as running them) would otherwise be paid on every push while
-// every other writer waits.
-type POSStatements struct {
-	lookup, insert, update *sql.Stmt
-}
-
-// posStmts caches the POSStatements of each open DB. The key is a weak
-// pointer, so the cache does not keep a closed DB alive; a cleanup removes
-// the entry once the DB is collected.
-var posStmts sync.Map // weak.Pointer[DB] -> *posStmtsEntry
-
-type posStmtsEntry struct {
-	once sync.Once
-	st   *POSStatements
-	err  error
-}
-
-// POSStatements returns the push path's prepared statements, preparing
-// them on first use.
-func (db *DB) POSStatements(ctx context.Context) (*POSStatements, error) {
-	key := weak.Make(db)
-	v, loaded := posStmts.Load(key)
-	if !loaded {
-		v, loaded = posStmts.LoadOrStore(key, &posStmtsEntry{})
-		if !loaded {
-			runtime.AddCleanup(db, func(k weak.Pointer[DB]) { posStmts.Delete(k) }, key)
-		}
-	}
-	e := v.(*posStmtsEntry)
-	e.once.Do(func() { e.st, e.err = db.preparePOS(ctx) })
-	if e.err != nil {
-		// Not cached: a cancelled ctx must not spoil the cache for good.
-		posStmts.CompareAndDelete(key, e)
-		return nil, e.err
-	}
-	return e.st, nil
-}
-
-func (db *DB) preparePOS(ctx context.Context) (*POSStatements, error) {
-	st := &POSStatements{}
-	for _, p := range []struct {
-		dst **sql.Stmt
-		sql string
-	}{{&st.lookup, lookupBillSQL}, {&st.insert, insertBillSQL}, {&st.update, updateBillSQL}} {
-		s, err := db.write.PrepareContext(ctx, p.sql)
-		if err != nil {
-			st.close()
-			return nil, fmt.Errorf("prepare check push statements: %w", err)
-		}
-		*p.dst = s
-	}
-	return st, nil
-}
-
-func (st *POSStatements) close() {
-	for _, s := range []*sql.Stmt{st.lookup, st.insert, st.update} {
-		if s != nil {
-			s.Close()
-		}
-	}
-}
-
 // UpsertCheck stores a pushed check as the bill of (LocationID,
 // CheckNumber). A new bill gets newBillID and version 1; a push whose
 // content differs from the stored one bumps the version and sets
 // last_updated to the transaction's time; an identical push changes
 // nothing. It returns the bill's id and version and whether anything was
-// written. st are the statements of tx's DB (DB.POSStatements); tx must be
-// a write transaction.
-func (tx *Tx) UpsertCheck(st *POSStatements, newBillID string, c CheckRow) (billID string, version int64, changed bool, err error) {
+// written. tx must be a write transaction.
+func (tx *Tx) UpsertCheck(newBillID string, c CheckRow) (billID string, version int64, changed bool, err error) {
 	now := tx.Unix()
-	// Tx.StmtContext reuses the statement already compiled on the writer
-	// connection, which is the connection of every write transaction.
 	var (
 		rowid int64
 		hash  string
 	)
-	err = tx.tx.StmtContext(tx.ctx, st.lookup).QueryRowContext(tx.ctx, c.LocationID, c.CheckNumber).
+	err = tx.queryRow(lookupBillSQL, c.LocationID, c.CheckNumber).
 		Scan(&rowid, &billID, &version, &hash)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		_, err = tx.tx.StmtContext(tx.ctx, st.insert).ExecContext(tx.ctx,
+		_, err = tx.exec(insertBillSQL,
 			newBillID, c.LocationID, c.CheckNumber, c.Status, c.ContentHash, c.CheckJSON,
 			c.TableNumber, c.StaffID, c.Guests, c.TotalAmount, c.OutstandingAmount, c.ServiceChargeAmount, c.TipsPaid,
 			now, now)
@@ -149,7 +77,7 @@ func (tx *Tx) UpsertCheck(st *POSStatements, newBillID string, c CheckRow) (bill
 		return billID, version, false, nil
 	}
 	version++
-	_, err = tx.tx.StmtContext(tx.ctx, st.update).ExecContext(tx.ctx,
+	_, err = tx.exec(updateBillSQL,
 		c.Status, version, c.ContentHash, c.CheckJSON,
 		c.TableNumber, c.StaffID, c.Guests, c.TotalAmount, c.OutstandingAmount, c.ServiceChargeAmount, c.TipsPaid,
 		now, rowid)

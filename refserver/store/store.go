@@ -29,11 +29,13 @@ const MemoryPath = ":memory:"
 // DB is the server's database: a writer and a reader pool over one SQLite
 // file.
 type DB struct {
-	path  string
-	write *sql.DB
-	read  *sql.DB
-	now   func() time.Time
-	w     *writer // owns the writer connection; see writer.go
+	path   string
+	write  *sql.DB
+	read   *sql.DB
+	now    func() time.Time
+	w      *writer // owns the writer connection; see writer.go
+	writeS *stmtCache
+	readS  *stmtCache // == writeS when read == write
 }
 
 // Open opens (creating if needed) the database at path and applies the
@@ -93,6 +95,11 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 		r.SetMaxIdleConns(n)
 		db.read = r
 	}
+	db.writeS = newStmtCache(db.write)
+	db.readS = db.writeS
+	if db.read != db.write {
+		db.readS = newStmtCache(db.read)
+	}
 	w, err := startWriter(ctx, db)
 	if err != nil {
 		db.Close()
@@ -115,6 +122,10 @@ func (db *DB) Close() error {
 	if db.w != nil {
 		db.w.stop()
 	}
+	if db.readS != nil {
+		db.readS.close()
+		db.writeS.close()
+	}
 	var errR error
 	if db.read != db.write {
 		errR = db.read.Close()
@@ -125,7 +136,7 @@ func (db *DB) Close() error {
 // Read runs fn in a read-only transaction. The transaction sees one
 // consistent snapshot. fn's error is returned unchanged.
 func (db *DB) Read(ctx context.Context, fn func(tx *Tx) error) error {
-	return db.run(ctx, db.read, fn)
+	return db.run(ctx, db.read, db.readS, fn)
 }
 
 // Write runs fn in a write transaction and commits it when fn returns nil;
@@ -139,18 +150,21 @@ func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
 	return db.w.do(ctx, fn)
 }
 
-func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(tx *Tx) error) error {
+func (db *DB) run(ctx context.Context, pool *sql.DB, stmts *stmtCache, fn func(tx *Tx) error) error {
 	stx, err := pool.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
-	tx := &Tx{tx: stx, ctx: ctx, now: db.now()}
+	tx := &Tx{tx: stx, stmts: stmts, ctx: ctx, now: db.now()}
 	if err := fn(tx); err != nil {
 		_ = stx.Rollback()
 		return err
 	}
 	if err := stx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
+	}
+	if stmts.hasMissed() {
+		stmts.prepareMissed()
 	}
 	for _, f := range tx.afterCommit {
 		f()
@@ -162,6 +176,7 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, fn func(tx *Tx) error) erro
 // this package.
 type Tx struct {
 	tx          *sql.Tx
+	stmts       *stmtCache // of the pool tx belongs to
 	ctx         context.Context
 	now         time.Time
 	afterCommit []func()
@@ -183,16 +198,44 @@ func (tx *Tx) Context() context.Context { return tx.ctx }
 // committed data, such as waking a background worker.
 func (tx *Tx) AfterCommit(f func()) { tx.afterCommit = append(tx.afterCommit, f) }
 
+// exec, query and queryRow run one statement, compiled once per pool
+// (stmtcache.go). query must be a single statement; scripts go through
+// execScript.
 func (tx *Tx) exec(query string, args ...any) (sql.Result, error) {
+	if st := tx.stmt(query); st != nil {
+		return st.ExecContext(tx.ctx, args...)
+	}
 	return tx.tx.ExecContext(tx.ctx, query, args...)
 }
 
 func (tx *Tx) query(query string, args ...any) (*sql.Rows, error) {
+	if st := tx.stmt(query); st != nil {
+		return st.QueryContext(tx.ctx, args...)
+	}
 	return tx.tx.QueryContext(tx.ctx, query, args...)
 }
 
 func (tx *Tx) queryRow(query string, args ...any) *sql.Row {
+	if st := tx.stmt(query); st != nil {
+		return st.QueryRowContext(tx.ctx, args...)
+	}
 	return tx.tx.QueryRowContext(tx.ctx, query, args...)
+}
+
+// stmt returns query's compiled statement bound to tx, or nil when it is
+// not compiled yet.
+func (tx *Tx) stmt(query string) *sql.Stmt {
+	st := tx.stmts.get(query)
+	if st == nil {
+		return nil
+	}
+	return tx.tx.StmtContext(tx.ctx, st)
+}
+
+// execScript runs SQL text that may hold several statements (migrations)
+// or that is built at run time, without caching it.
+func (tx *Tx) execScript(script string) (sql.Result, error) {
+	return tx.tx.ExecContext(tx.ctx, script)
 }
 
 // notFound maps sql.ErrNoRows to ErrNotFound.

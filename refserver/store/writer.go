@@ -193,7 +193,7 @@ func (w *writer) run(batch []*writeJob) {
 				return
 			}
 		}
-		j.tx = &Tx{tx: stx, ctx: context.WithoutCancel(j.ctx), now: w.db.now()}
+		j.tx = &Tx{tx: stx, stmts: w.db.writeS, ctx: context.WithoutCancel(j.ctx), now: w.db.now()}
 		j.panic, j.err = runJob(j.fn, j.tx)
 		switch {
 		case j.err == nil && j.panic == nil:
@@ -217,12 +217,14 @@ func (w *writer) run(batch []*writeJob) {
 	}
 	if len(ran) == 0 {
 		_ = stx.Rollback()
-		return
-	}
-	if err := stx.Commit(); err != nil {
+	} else if err := stx.Commit(); err != nil {
 		for _, j := range ran {
 			j.err = fmt.Errorf("store: commit: %w", err)
 		}
+	}
+	// The connection is free again: compile what this batch met first.
+	if w.db.writeS.hasMissed() {
+		w.db.writeS.prepareMissed()
 	}
 }
 

@@ -1,0 +1,87 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+)
+
+// stmtCacheSize bounds the statements kept compiled per pool. The server's
+// statements are constants, a few hundred at most; the bound only guards
+// against SQL built at run time, which then runs compiled-and-discarded.
+const stmtCacheSize = 512
+
+// stmtCache keeps the statements the server runs compiled. SQLite's
+// compilation of a statement costs about as much as running it, and on the
+// single writer connection that cost is paid while every other write
+// waits, so each statement is prepared once per pool and then reused
+// through Tx.StmtContext (database/sql keeps it compiled per connection).
+//
+// A statement is prepared on the pool, which needs a free connection; the
+// writer pool's only connection is busy for the whole transaction that
+// first meets a statement. So a miss runs the statement uncompiled, as
+// before, and records it; the pool prepares what was recorded once the
+// transaction has ended (prepareMissed), and the next transaction finds it.
+type stmtCache struct {
+	pool   *sql.DB
+	mu     sync.Mutex
+	m      map[string]*sql.Stmt // nil value: seen, not (yet) prepared
+	missed []string
+}
+
+func newStmtCache(pool *sql.DB) *stmtCache {
+	return &stmtCache{pool: pool, m: make(map[string]*sql.Stmt)}
+}
+
+// get returns query's statement, or nil if it is not prepared yet.
+func (c *stmtCache) get(query string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st, ok := c.m[query]
+	if !ok && len(c.m) < stmtCacheSize {
+		c.m[query] = nil
+		c.missed = append(c.missed, query)
+	}
+	return st
+}
+
+// prepareMissed prepares the statements that missed since the last call.
+// Call it with no transaction of the pool open in the calling goroutine.
+// A statement that fails to prepare stays uncompiled for good; running it
+// reports the same error to its caller.
+func (c *stmtCache) prepareMissed() {
+	c.mu.Lock()
+	missed := c.missed
+	c.missed = nil
+	c.mu.Unlock()
+	for _, q := range missed {
+		st, err := c.pool.PrepareContext(context.Background(), q)
+		if err != nil {
+			continue
+		}
+		c.mu.Lock()
+		c.m[q] = st
+		c.mu.Unlock()
+	}
+}
+
+// hasMissed reports whether prepareMissed has work, without taking the
+// pool's connection when it has none.
+func (c *stmtCache) hasMissed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.missed) > 0
+}
+
+// close closes every cached statement; the pool closes after it.
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for q, st := range c.m {
+		if st != nil {
+			st.Close()
+		}
+		delete(c.m, q)
+	}
+	c.missed = nil
+}
