@@ -72,12 +72,7 @@ func principalFrom(ctx context.Context) *Principal {
 // tokenInvalid (unknown or revoked; err is store.ErrNotFound when unknown)
 // or tokenExpired.
 func (s *Server) lookupToken(ctx context.Context, token string) (store.AccessToken, string, error) {
-	var t store.AccessToken
-	err := s.db.Read(ctx, func(tx *store.Tx) error {
-		var err error
-		t, err = tx.LookupAccessToken(store.HashSecret(token))
-		return err
-	})
+	t, err := s.db.AccessToken(ctx, store.HashSecret(token))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return t, tokenInvalid, err

@@ -135,6 +135,7 @@ func (tx *Tx) LookupAccessToken(tokenHash string) (AccessToken, error) {
 // DeleteTokensOf removes every access token of the given kind that belongs
 // to one of ids (user ids for user tokens, location ids for POS tokens).
 func (tx *Tx) DeleteTokensOf(kind string, ids []int64) error {
+	tx.AfterCommit(tx.db.tokens.forget)
 	col := "user_id"
 	if kind == TokenKindPOS {
 		col = "location_id"

@@ -32,6 +32,7 @@ func (tx *Tx) DeleteState(name string) error {
 // keys and the like) that a reset should not rotate; the caller resets the
 // entries it owns.
 func (tx *Tx) WipeData() error {
+	tx.AfterCommit(tx.db.tokens.forget)
 	// Foreign keys are checked at COMMIT instead of per statement, so the
 	// tables can be emptied in any order.
 	if _, err := tx.exec(`PRAGMA defer_foreign_keys = ON`); err != nil {

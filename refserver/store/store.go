@@ -36,6 +36,8 @@ type DB struct {
 	w      *writer // owns the writer connection; see writer.go
 	writeS *stmtCache
 	readS  *stmtCache // == writeS when read == write
+	tokens tokenCache
+	ckpt   *checkpointer // nil for an in-memory database; see checkpoint.go
 }
 
 // Open opens (creating if needed) the database at path and applies the
@@ -84,10 +86,24 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 			w.Close()
 			return nil, fmt.Errorf("store: open %s: %w", path, err)
 		}
+		if _, err := w.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("store: open %s: %w", path, err)
+		}
+		c, err := sql.Open("sqlite3", path+"?"+common)
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("store: open: %w", err)
+		}
+		c.SetMaxOpenConns(1)
+		c.SetMaxIdleConns(1)
+		c.SetConnMaxLifetime(0)
+		c.SetConnMaxIdleTime(0)
+		db.ckpt = startCheckpointer(c)
 		// query_only makes a mistaken write on a reader fail loudly.
 		r, err := sql.Open("sqlite3", path+"?_query_only=1&"+common)
 		if err != nil {
-			w.Close()
+			db.Close()
 			return nil, fmt.Errorf("store: open: %w", err)
 		}
 		n := max(4, runtime.NumCPU())
@@ -122,15 +138,20 @@ func (db *DB) Close() error {
 	if db.w != nil {
 		db.w.stop()
 	}
+	var errs []error
+	if db.ckpt != nil {
+		db.ckpt.close()
+		errs = append(errs, db.ckpt.conn.Close())
+	}
 	if db.readS != nil {
 		db.readS.close()
 		db.writeS.close()
 	}
-	var errR error
-	if db.read != db.write {
-		errR = db.read.Close()
+	if db.read != nil && db.read != db.write {
+		errs = append(errs, db.read.Close())
 	}
-	return errors.Join(errR, db.write.Close())
+	errs = append(errs, db.write.Close())
+	return errors.Join(errs...)
 }
 
 // Read runs fn in a read-only transaction. The transaction sees one
@@ -155,7 +176,7 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, stmts *stmtCache, fn func(t
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
-	tx := &Tx{tx: stx, stmts: stmts, ctx: ctx, now: db.now()}
+	tx := &Tx{db: db, tx: stx, stmts: stmts, ctx: ctx, now: db.now()}
 	if err := fn(tx); err != nil {
 		_ = stx.Rollback()
 		return err
@@ -175,6 +196,7 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, stmts *stmtCache, fn func(t
 // Tx is one transaction. Every statement of the server is a method on Tx in
 // this package.
 type Tx struct {
+	db          *DB
 	tx          *sql.Tx
 	stmts       *stmtCache // of the pool tx belongs to
 	ctx         context.Context

@@ -193,7 +193,7 @@ func (w *writer) run(batch []*writeJob) {
 				return
 			}
 		}
-		j.tx = &Tx{tx: stx, stmts: w.db.writeS, ctx: context.WithoutCancel(j.ctx), now: w.db.now()}
+		j.tx = &Tx{db: w.db, tx: stx, stmts: w.db.writeS, ctx: context.WithoutCancel(j.ctx), now: w.db.now()}
 		j.panic, j.err = runJob(j.fn, j.tx)
 		switch {
 		case j.err == nil && j.panic == nil:
@@ -222,9 +222,13 @@ func (w *writer) run(batch []*writeJob) {
 			j.err = fmt.Errorf("store: commit: %w", err)
 		}
 	}
-	// The connection is free again: compile what this batch met first.
+	// The connection is free again: compile what this batch met first,
+	// and see to the WAL (checkpoint.go).
 	if w.db.writeS.hasMissed() {
 		w.db.writeS.prepareMissed()
+	}
+	if w.db.ckpt != nil && len(ran) > 0 {
+		w.db.ckpt.committed(w.db.write)
 	}
 }
 

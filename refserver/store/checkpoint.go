@@ -1,0 +1,104 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Checkpoints. In WAL mode a commit appends pages to the -wal file, and a
+// checkpoint copies them back into the database file. By default SQLite
+// checkpoints on the committing connection whenever the WAL has passed
+// 1,000 pages: here that is the single writer, so under a few thousand
+// writes per second every write stopped for the 5-15 ms of copying and
+// fsync every few hundred milliseconds, which made most of the check
+// push's p99 under load. So the writer connection never checkpoints on its
+// own (wal_autocheckpoint=0): a goroutine with a connection of its own
+// runs PASSIVE checkpoints, which block neither readers nor the writer,
+// whenever writes have committed.
+//
+// The WAL file only starts again from its beginning when a write
+// transaction begins with every frame checkpointed, which a checkpoint
+// racing the writer seldom leaves behind. So once the WAL has grown past
+// restartFrames, the writer checkpoints between two batches itself: by
+// then the background has copied nearly everything, so this costs the
+// writer only the last batches' pages, and the next batch restarts the WAL.
+
+// restartFrames is the WAL size (in pages) past which the writer helps;
+// 4,096 pages of 4 KiB are 16 MiB.
+const restartFrames = 4096
+
+// checkpointGap paces the background checkpoints: each one copies what
+// committed since the last, so fewer, larger checkpoints cost less in all.
+const checkpointGap = 20 * time.Millisecond
+
+type checkpointer struct {
+	conn      *sql.DB
+	kick      chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
+	once      sync.Once
+	walFrames atomic.Int64 // the WAL's length in pages at the last checkpoint
+	restartAt int64        // restartFrames; tests lower it
+}
+
+func startCheckpointer(conn *sql.DB) *checkpointer {
+	c := &checkpointer{conn: conn, restartAt: restartFrames, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go c.loop()
+	return c
+}
+
+func (c *checkpointer) loop() {
+	defer close(c.done)
+	pace := time.NewTimer(0)
+	defer pace.Stop()
+	for {
+		select {
+		case <-c.kick:
+		case <-c.stop:
+			return
+		}
+		if _, log, _, err := checkpoint(c.conn); err == nil {
+			c.walFrames.Store(log)
+		}
+		pace.Reset(checkpointGap)
+		select {
+		case <-pace.C:
+		case <-c.stop:
+			return
+		}
+	}
+}
+
+// committed tells the checkpointer that a write transaction committed.
+// It runs in the writer goroutine between batches, with the writer
+// connection free.
+func (c *checkpointer) committed(writer *sql.DB) {
+	select {
+	case c.kick <- struct{}{}:
+	default: // a checkpoint is already due
+	}
+	if c.walFrames.Load() < c.restartAt {
+		return
+	}
+	if busy, log, done, err := checkpoint(writer); err == nil && !busy && log == done {
+		c.walFrames.Store(0)
+	}
+}
+
+// close stops the goroutine; the caller closes the connection.
+func (c *checkpointer) close() {
+	c.once.Do(func() { close(c.stop) })
+	<-c.done
+}
+
+// checkpoint runs a PASSIVE checkpoint on db: it copies what it can
+// without waiting for any lock. log is the WAL's length in pages and done
+// how many of them are in the database file now.
+func checkpoint(db *sql.DB) (busy bool, log, done int64, err error) {
+	var b int
+	err = db.QueryRowContext(context.Background(), `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&b, &log, &done)
+	return b != 0, log, done, err
+}
