@@ -96,8 +96,13 @@ func describeCaller(e *journalEntry, r *http.Request) {
 		}
 	}
 	e.LocationID = pathLocation(r)
-	if e.LocationID == nil && st.bodyRead && len(st.body) > 0 {
-		e.LocationID = bodyLocation(st.body)
+	if e.LocationID == nil {
+		switch {
+		case st.bodyLocationKnown:
+			e.LocationID = st.bodyLocation
+		case st.bodyRead && len(st.body) > 0:
+			e.LocationID = bodyLocation(st.body)
+		}
 	}
 	if e.LocationID == nil && e.POSLocationID != nil {
 		e.LocationID = journalInt(*e.POSLocationID)

@@ -55,6 +55,13 @@ func TestJournalRecordsRequests(t *testing.T) {
 		{"POST", "/payments/v1/payment?accessToken=" + user.AccessToken, nil, `{"locationId":2,"checkNumber":1,"cardId":99,"amount":1,"tip":0}`,
 			journalEntry{Method: "POST", Route: "/payments/v1/payment", Status: 404, ErrorCode: journalCode(404001), Credential: "user",
 				UserID: journalID(user.UserID), LocationID: journalID(2)}},
+		// A check names its location in the body too; the handler reports it.
+		{"POST", "/v1/pos/push-pull/check?accessToken=" + loc1.POSAccessToken, nil, `{"locationId":2,"checkNumber":1}`,
+			journalEntry{Method: "POST", Route: "/v1/pos/push-pull/check", Status: 403, ErrorCode: journalCode(403001), Credential: "pos",
+				POSLocationID: journalID(loc1.LocationID), LocationID: journalID(2)}},
+		{"POST", "/v1/pos/push-pull/check?accessToken=" + loc1.POSAccessToken, nil, `{"checkNumber":1}`,
+			journalEntry{Method: "POST", Route: "/v1/pos/push-pull/check", Status: 400, ErrorCode: journalCode(400002), Credential: "pos",
+				POSLocationID: journalID(loc1.LocationID), LocationID: journalID(loc1.LocationID)}},
 		{"GET", "/v1/location/2", nil, "",
 			journalEntry{Method: "GET", Route: "/v1/location/{locationId}", Status: 200, Credential: "none", LocationID: journalID(2)}},
 		{"GET", "/no/such/route", nil, "",

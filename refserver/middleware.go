@@ -38,7 +38,17 @@ type reqState struct {
 	bodyRead bool
 	bodyErr  error
 
+	// The body's top-level locationId, for the journal, when a handler
+	// that decoded the body has set it (saves parsing the body again).
+	bodyLocation      *int64
+	bodyLocationKnown bool
+
 	idem *idemRequest // the request's Idempotency-Key, if any
+}
+
+// setBodyLocation records the locationId of the decoded body (nil: none).
+func (st *reqState) setBodyLocation(id *int64) {
+	st.bodyLocation, st.bodyLocationKnown = id, true
 }
 
 type stateKey struct{}

@@ -42,6 +42,7 @@ func (s *Server) handleCheckPush(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	stateOf(r).setBodyLocation(wc.LocationID)
 	p := principalFrom(r.Context())
 	// The location is checked before the content, so that a POS learns
 	// nothing about the rules of a location it cannot write to.
