@@ -270,12 +270,16 @@ func (c *Client) requestURL(s *settings, req *Request) (string, error) {
 // Idempotency-Key.
 func newHTTPRequest(ctx context.Context, s *settings, method, rawURL, key string, req *Request) (*retryablehttp.Request, error) {
 	var body any // untyped nil: no body at all
-	if req.Body != nil {
-		b, err := json.Marshal(req.Body)
+	switch b := req.Body.(type) {
+	case nil:
+	case json.RawMessage:
+		body = []byte(b)
+	default:
+		enc, err := json.Marshal(b)
 		if err != nil {
 			return nil, fmt.Errorf("hospo: encode %s %s body: %w", method, req.Path, err)
 		}
-		body = b
+		body = enc
 	}
 	hreq, err := retryablehttp.NewRequestWithContext(ctx, method, rawURL, body)
 	if err != nil {

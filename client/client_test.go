@@ -179,6 +179,25 @@ func TestDoDecodesAndSendsHeaders(t *testing.T) {
 	}
 }
 
+func TestDoSendsRawMessageBodiesAsTheyAre(t *testing.T) {
+	t.Parallel()
+	c, mt := newMockClient(t)
+	const raw = `{ "amount" : 7.69 }`
+	mt.RegisterResponder("POST", testBase+"v1/raw", func(r *http.Request) (*http.Response, error) {
+		b, _ := io.ReadAll(r.Body)
+		if string(b) != raw {
+			t.Errorf("body %q, want %q unchanged", b, raw)
+		}
+		if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+			t.Errorf("Content-Type %q", ct)
+		}
+		return httpmock.NewStringResponse(200, `{}`), nil
+	})
+	if _, err := c.Do(context.Background(), &Request{Method: "POST", Path: "v1/raw", Body: json.RawMessage(raw)}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestDoEmptyAndBadBodies(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t)

@@ -62,7 +62,9 @@ type Request struct {
 	// Query holds the query parameters; it may be nil. Do adds accessToken
 	// itself and does not modify the map.
 	Query url.Values
-	// Body is JSON-encoded as the request body when non-nil.
+	// Body is JSON-encoded as the request body when non-nil. A
+	// json.RawMessage is sent as it is, without being checked or
+	// re-encoded, for a caller that has encoded the body already.
 	Body any
 	// Auth is the credential the endpoint takes.
 	Auth Auth
