@@ -18,6 +18,7 @@ import (
 //   - recoverer: a panic becomes 500001
 //   - injectFaults: sandbox faults (before the rest, so a fault can stand
 //     for any failure, and after-commit faults see the full chain)
+//   - limitInFlight: at most Config.MaxInFlight API requests at once
 //   - limitBody, requireJSON: 413001, 415001
 //   - rateLimit: 429001 per credential
 //   - resolveToken: the accessToken's status, looked up once for
@@ -28,7 +29,7 @@ func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
 	j := newJournal(s.cfg.JournalSize)
 	r.Use(s.withState, s.journalRequests(j), s.accessLog, s.recoverer, s.injectFaults,
-		s.limitBody, s.requireJSON, s.rateLimit, s.resolveToken, s.validateRequests, s.idempotency)
+		s.limitInFlight, s.limitBody, s.requireJSON, s.rateLimit, s.resolveToken, s.validateRequests, s.idempotency)
 	r.NotFound(s.notFound)
 	r.MethodNotAllowed(s.methodNotAllowed)
 

@@ -67,11 +67,18 @@ type Config struct {
 	// /sandbox/requests and the console): 0 means DefaultJournalSize, a
 	// negative size turns the journal off.
 	JournalSize int
+	// MaxInFlight bounds the API requests handled at once; further ones
+	// wait their turn (see limitInFlight). 0 means DefaultMaxInFlight, a
+	// negative value turns the bound off.
+	MaxInFlight int
 
 	// routeHook lets this package's own tests mount extra routes (a
 	// panicking handler, a test-only POST) inside the full middleware
 	// chain. It is unexported so nothing outside the package can.
 	routeHook func(s *Server, r chi.Router)
+	// inFlightWait, when set, is called by each request that has to wait
+	// for limitInFlight, so tests can see the queue.
+	inFlightWait func()
 }
 
 // Server is the reference server. It is safe for concurrent use; create it

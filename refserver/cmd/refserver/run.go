@@ -34,6 +34,7 @@ type options struct {
 	adminKey          string
 	rateLimit         float64
 	rateBurst         int
+	maxInFlight       int
 	logLevel          string
 	posHealthInterval time.Duration
 	menuSyncInterval  time.Duration
@@ -51,6 +52,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.adminKey, "admin-key", DefaultAdminKey, "sandbox admin key (header X-Sandbox-Admin-Key); demo credentials derive from it")
 	fs.Float64Var(&o.rateLimit, "rate-limit", 0, "requests per second per credential (0: no limit)")
 	fs.IntVar(&o.rateBurst, "rate-burst", 0, "burst size of the rate limit (0: the rate rounded up)")
+	fs.IntVar(&o.maxInFlight, "max-in-flight", refserver.DefaultMaxInFlight, "API requests handled at once; more wait their turn (negative: no bound)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&o.posHealthInterval, "pos-health-interval", 30*time.Second, "how often universal POS health is checked")
 	fs.DurationVar(&o.menuSyncInterval, "menu-sync-interval", 5*time.Minute, "how often universal POS menus are synced")
@@ -116,6 +118,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		Logger:            logger,
 		RateLimit:         o.rateLimit,
 		RateBurst:         o.rateBurst,
+		MaxInFlight:       o.maxInFlight,
 		POSHealthInterval: o.posHealthInterval,
 		MenuSyncInterval:  o.menuSyncInterval,
 		ValidateRequests:  o.validate,

@@ -1,0 +1,119 @@
+package refserver
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// blockingServer serves GET /v1/test/block, which reports on entered and
+// then waits for release.
+func blockingServer(t *testing.T, maxInFlight int) (ts *testServer, entered, release, waiting chan struct{}) {
+	t.Helper()
+	entered, release, waiting = make(chan struct{}, 16), make(chan struct{}), make(chan struct{}, 16)
+	ts = newTestServer(t, func(c *Config) {
+		c.MaxInFlight = maxInFlight
+		c.inFlightWait = func() { waiting <- struct{}{} }
+		c.routeHook = func(s *Server, r chi.Router) {
+			r.Get("/v1/test/block", func(w http.ResponseWriter, r *http.Request) {
+				entered <- struct{}{}
+				<-release
+				s.writeJSON(w, r, http.StatusOK, map[string]any{})
+			})
+		}
+	})
+	return ts, entered, release, waiting
+}
+
+func getStatus(ctx context.Context, url string, header http.Header) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header = header
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+func TestMaxInFlightMakesFurtherRequestsWait(t *testing.T) {
+	t.Parallel()
+	ts, entered, release, waiting := blockingServer(t, 2)
+	ctx := t.Context()
+	results := make(chan int, 3)
+	get := func() {
+		code, err := getStatus(ctx, ts.url+"/v1/test/block", nil)
+		if err != nil {
+			t.Error(err)
+		}
+		results <- code
+	}
+	go get()
+	go get()
+	<-entered
+	<-entered
+	go get()
+	<-waiting
+
+	// A client that gives up while waiting leaves the queue.
+	cctx, cancel := context.WithCancel(ctx)
+	gaveUp := make(chan error, 1)
+	go func() {
+		_, err := getStatus(cctx, ts.url+"/v1/test/block", nil)
+		gaveUp <- err
+	}()
+	<-waiting
+	cancel()
+	if err := <-gaveUp; err == nil {
+		t.Error("cancelled request succeeded")
+	}
+
+	// The sandbox admin API is not held up by the queue.
+	code, err := getStatus(ctx, ts.url+"/sandbox/fixtures", http.Header{"X-Sandbox-Admin-Key": {testAdminKey}})
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("admin request while full: %d, %v", code, err)
+	}
+	select {
+	case <-entered:
+		t.Fatal("a third request was handled while two were in flight")
+	default:
+	}
+
+	release <- struct{}{} // one finishes, the waiting one enters
+	<-entered
+	close(release)
+	for range 3 {
+		if code := <-results; code != http.StatusOK {
+			t.Errorf("status %d", code)
+		}
+	}
+}
+
+func TestMaxInFlightNegativeIsUnbounded(t *testing.T) {
+	t.Parallel()
+	ts, entered, release, waiting := blockingServer(t, -1)
+	results := make(chan int, 3)
+	for range 3 {
+		go func() {
+			code, _ := getStatus(t.Context(), ts.url+"/v1/test/block", nil)
+			results <- code
+		}()
+	}
+	for range 3 {
+		<-entered
+	}
+	if len(waiting) != 0 {
+		t.Error("a request waited with no bound set")
+	}
+	close(release)
+	for range 3 {
+		if code := <-results; code != http.StatusOK {
+			t.Errorf("status %d", code)
+		}
+	}
+}
