@@ -28,7 +28,7 @@ func (s *Server) readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
-	b, err := io.ReadAll(r.Body)
+	b, err := readAll(r.Body, r.ContentLength)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -42,6 +42,30 @@ func (s *Server) readBody(r *http.Request) ([]byte, error) {
 	// Put the bytes back for a handler that reads r.Body itself.
 	r.Body = io.NopCloser(bytes.NewReader(b))
 	return b, nil
+}
+
+// readAll reads body to its end. A declared length (at most maxBodyBytes
+// once limitBody has run) sizes the buffer at once, instead of io.ReadAll
+// growing it through several copies; the body may still turn out shorter
+// or longer than declared.
+func readAll(body io.Reader, declared int64) ([]byte, error) {
+	if declared <= 0 || declared > maxBodyBytes {
+		return io.ReadAll(body)
+	}
+	b := make([]byte, 0, declared+1) // +1: room to see EOF without growing
+	for {
+		n, err := body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // longer than declared: let append grow it
+		}
+	}
 }
 
 // decodeJSON decodes the request body, which must be exactly one JSON
@@ -79,13 +103,14 @@ func decodeJSONBytes(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: the body is empty.")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(v); err != nil {
+	// json.Unmarshal works on the body in place; a Decoder would copy it
+	// into a buffer of its own first.
+	if err := json.Unmarshal(body, v); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) && strings.HasSuffix(syn.Error(), "after top-level value") {
+			return apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: unexpected data after the JSON value.")
+		}
 		return decodeError(body, v, err)
-	}
-	var extra json.RawMessage
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: unexpected data after the JSON value.")
 	}
 	return nil
 }
@@ -96,6 +121,8 @@ func decodeError(body []byte, v any, err error) error {
 		typ *json.UnmarshalTypeError
 	)
 	switch {
+	case errors.As(err, &syn) && syn.Error() == "unexpected end of JSON input":
+		return apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: unexpected end of the body.")
 	case errors.As(err, &syn):
 		return apiErrMsg(client.CodeMalformedJSON, fmt.Sprintf("Malformed JSON body: %s (at byte %d).", syn.Error(), syn.Offset))
 	case errors.Is(err, io.ErrUnexpectedEOF):

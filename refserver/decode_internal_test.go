@@ -2,7 +2,9 @@ package refserver
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -135,4 +137,34 @@ func FuzzDecodeJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestDecodeJSONBytesMessages(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]string{
+		`{"name":"a"`: "Malformed JSON body: unexpected end of the body.",
+		`{} x`:        "Malformed JSON body: unexpected data after the JSON value.",
+		`{}{}`:        "Malformed JSON body: unexpected data after the JSON value.",
+	} {
+		var v decodeTarget
+		var ae *APIError
+		if err := decodeJSONBytes([]byte(raw), &v); !errors.As(err, &ae) || ae.Message != want {
+			t.Errorf("decode(%s) = %v, want message %q", raw, err, want)
+		}
+	}
+}
+
+func TestReadAllWithDeclaredLength(t *testing.T) {
+	t.Parallel()
+	body := strings.Repeat("abcdefgh", 1000)
+	for _, declared := range []int64{-1, 0, 1, 100, int64(len(body)), int64(len(body)) + 50, maxBodyBytes + 1} {
+		got, err := readAll(iotest.OneByteReader(strings.NewReader(body)), declared)
+		if err != nil || string(got) != body {
+			t.Errorf("declared %d: %d bytes, %v; want all %d", declared, len(got), err, len(body))
+		}
+	}
+	boom := errors.New("boom")
+	if _, err := readAll(iotest.ErrReader(boom), 10); !errors.Is(err, boom) {
+		t.Errorf("read error: %v", err)
+	}
 }
