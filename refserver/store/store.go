@@ -6,6 +6,11 @@
 // of read-only connections that WAL lets run beside the writer. Each area
 // keeps its statements in its own file (credentials.go, wallet.go, ...) as
 // methods on *Tx, so handlers never see SQL.
+//
+// What keeps it fast: every statement is compiled once per pool
+// (stmtcache.go), concurrent writes share transactions (writer.go), WAL
+// checkpoints run beside the writer rather than on it (checkpoint.go), and
+// access tokens, read by every request, are cached (tokencache.go).
 package store
 
 import (
