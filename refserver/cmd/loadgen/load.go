@@ -210,6 +210,9 @@ func report(w io.Writer, o options, m *meter, before, after snap) {
 		o.locations, o.pushInterval, o.pollInterval, o.heartbeatInterval, o.sendConcurrency, o.customers, o.payInterval)
 	fmt.Fprintf(w, "window: %s after %s of warm-up\n\n", window.Round(time.Millisecond), o.warmup)
 	_, errs := printSummaries(w, window, sums, m.allLatencies())
+	if o.timeline {
+		m.printTimeline(w)
+	}
 	for _, s := range sums {
 		if s.Endpoint == "POST /v1/pos/push-pull/check" {
 			fmt.Fprintf(w, "\ncheck pushes: %.0f/s answered 2xx, p50 %s, p99 %s\n", s.PerSecond, ms(s.P50), ms(s.P99))

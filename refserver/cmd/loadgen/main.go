@@ -73,6 +73,7 @@ type options struct {
 	setupConcurrency  int
 
 	cpuProfile string
+	timeline   bool
 
 	hello       bool
 	helloServe  string
@@ -104,6 +105,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.IntVar(&o.serverPID, "server-pid", 0, "pid of the refserver, for its peak memory (VmHWM) and CPU time")
 	fs.IntVar(&o.maxConns, "max-conns", 0, "cap on connections to the server (0: none)")
 	fs.IntVar(&o.setupConcurrency, "setup-concurrency", 16, "parallel requests while creating locations and customers")
+	fs.BoolVar(&o.timeline, "timeline", false, "also print each second of the window: requests, p50, p99 and max latency (shows whether a tail is spread out or a few stalls)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile (the measuring window) to this file")
 	fs.BoolVar(&o.hello, "hello", false, "measure a hello-world net/http server instead (the ceiling)")
 	fs.StringVar(&o.helloServe, "hello-serve", "", "internal: serve hello-world on this address")

@@ -21,7 +21,7 @@ func TestLoad(t *testing.T) {
 		"-url", env.URL, "-admin-key", env.AdminKey,
 		"-locations", "3", "-customers", "2", "-open-checks", "2",
 		"-push-interval", "20ms", "-poll-interval", "100ms", "-heartbeat-interval", "200ms", "-pay-interval", "50ms",
-		"-warmup", "300ms", "-duration", "1500ms",
+		"-warmup", "300ms", "-duration", "1500ms", "-timeline",
 		"-server-pid", strconv.Itoa(os.Getpid()), // the server runs in this process
 	}, &out)
 	if err != nil {
@@ -32,6 +32,7 @@ func TestLoad(t *testing.T) {
 	for _, want := range []string{
 		"POST /v1/pos/push-pull/check", "GET /v1/pos/push-pull/payments/{id}", "POST /v1/pos/push-pull/heartbeat/{id}",
 		"POST /payments/v1/payment", "check pushes:", "errors: 0 ", "peak RSS (VmHWM)",
+		"second    starts at  requests", "\n     0 ", "\n     1 ",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q", want)

@@ -22,6 +22,7 @@ type meter struct {
 
 	mu        sync.Mutex
 	endpoints map[string]*endpointStats
+	seconds   [][]time.Duration // latencies of answered requests by the second of the window they started in
 	start     time.Time
 	end       time.Time
 }
@@ -41,6 +42,7 @@ func (m *meter) startWindow() {
 	m.mu.Lock()
 	m.start = time.Now()
 	m.endpoints = map[string]*endpointStats{}
+	m.seconds = nil
 	m.mu.Unlock()
 	m.open.Store(true)
 }
@@ -64,11 +66,11 @@ func (m *meter) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err == nil {
 		status = resp.StatusCode
 	}
-	m.record(req.Method+" "+routeOf(req.URL.Path), status, d)
+	m.record(req.Method+" "+routeOf(req.URL.Path), status, start, d)
 	return resp, err
 }
 
-func (m *meter) record(endpoint string, status int, d time.Duration) {
+func (m *meter) record(endpoint string, status int, start time.Time, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.open.Load() {
@@ -82,6 +84,11 @@ func (m *meter) record(endpoint string, status int, d time.Duration) {
 	e.statuses[status]++
 	if status != 0 {
 		e.latencies = append(e.latencies, d)
+		sec := max(0, int(start.Sub(m.start)/time.Second))
+		for len(m.seconds) <= sec {
+			m.seconds = append(m.seconds, nil)
+		}
+		m.seconds[sec] = append(m.seconds[sec], d)
 	}
 }
 
@@ -150,6 +157,21 @@ func (m *meter) allLatencies() []time.Duration {
 	}
 	slices.Sort(all)
 	return all
+}
+
+// printTimeline writes one line per second of the window: the requests
+// that started in it and their latency. The local clock time lets a stall
+// be matched with the server's own logs.
+func (m *meter) printTimeline(w io.Writer) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	fmt.Fprintf(w, "\n%6s %12s %9s %9s %9s %9s\n", "second", "starts at", "requests", "p50", "p99", "max")
+	for i, lat := range m.seconds {
+		lat = slices.Clone(lat)
+		slices.Sort(lat)
+		at := m.start.Add(time.Duration(i) * time.Second).Format("15:04:05.000")
+		fmt.Fprintf(w, "%6d %12s %9d %9s %9s %9s\n", i, at, len(lat), ms(quantile(lat, 0.5)), ms(quantile(lat, 0.99)), ms(quantile(lat, 1)))
+	}
 }
 
 // quantile returns the q-quantile of sorted samples (nearest rank).
