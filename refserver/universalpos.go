@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -228,7 +230,7 @@ func (m *posMonitor) checkHealth(ctx context.Context, c *universalpos.Client, lo
 	health, msg := store.POSHealthOK, ""
 	switch {
 	case err != nil:
-		health, msg = store.POSHealthUnreachable, strings.TrimPrefix(err.Error(), "universalpos: ")
+		health, msg = store.POSHealthUnreachable, publicPOSError(err)
 	case st.Status == universalpos.HealthFailed:
 		health, msg = store.POSHealthFailed, st.Message
 	}
@@ -240,6 +242,45 @@ func (m *posMonitor) checkHealth(ctx context.Context, c *universalpos.Client, lo
 	if err != nil && ctx.Err() == nil {
 		m.s.log.Error("pos monitor: recording health", "location_id", loc.LocationID, "err", err)
 	}
+}
+
+// publicPOSError describes a failed call to a POS for pos_health_message,
+// which anyone can read on the location's public details. A transport
+// error's own text names the POS's URL (net/http's errors quote it, and
+// DNS and TLS errors name the host), which is the vendor's business, so
+// only the kind of failure is kept.
+func publicPOSError(err error) string {
+	var pe *universalpos.Error
+	if !errors.As(err, &pe) {
+		return "the POS could not be reached"
+	}
+	if pe.Message != "" || pe.StatusCode != 0 {
+		// The client's own descriptions and the POS's status: no URL.
+		described := *pe
+		described.Err = nil
+		return strings.TrimPrefix(described.Error(), "universalpos: ")
+	}
+	cause := "the connection failed"
+	var (
+		netErr net.Error
+		dnsErr *net.DNSError
+		opErr  *net.OpError
+		sysErr *os.SyscallError
+	)
+	switch {
+	case errors.As(pe.Err, &dnsErr):
+		cause = "the POS's host name did not resolve"
+	case errors.As(pe.Err, &netErr) && netErr.Timeout(), errors.Is(pe.Err, context.DeadlineExceeded):
+		cause = "timed out"
+	case errors.As(pe.Err, &opErr) && opErr.Op == "dial" && errors.As(opErr.Err, &sysErr):
+		cause = "cannot connect: " + sysErr.Error() // e.g. "connect: connection refused"
+	case errors.As(pe.Err, &opErr) && opErr.Op == "dial":
+		cause = "cannot connect"
+	}
+	if pe.Op == "" {
+		return cause
+	}
+	return pe.Op + ": " + cause
 }
 
 // syncMenu copies the POS's menus into the location. Menus that break the

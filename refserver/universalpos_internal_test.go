@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -148,6 +151,7 @@ func TestPOSHealthIsRecorded(t *testing.T) {
 		c.HTTPClient = &http.Client{Timeout: 300 * time.Millisecond}
 	})
 	id := registerPOS(t, ts, posSrv.URL, token)
+	posHost := strings.TrimPrefix(posSrv.URL, "http://")
 
 	steps := []struct {
 		mood, health, message string
@@ -157,7 +161,7 @@ func TestPOSHealthIsRecorded(t *testing.T) {
 		{"ok", "OK", ""},
 		{"503", "UNREACHABLE", "GET /health: 503 Service Unavailable: down for maintenance"},
 		{"ok", "OK", ""},
-		{"hang", "UNREACHABLE", "Timeout exceeded"},
+		{"hang", "UNREACHABLE", "GET /health: timed out"},
 		{"ok", "OK", ""},
 	}
 	for _, step := range steps {
@@ -176,13 +180,47 @@ func TestPOSHealthIsRecorded(t *testing.T) {
 		if strings.Contains(deref(st.HealthMessage), token) {
 			t.Errorf("the health message shows the token")
 		}
+		if strings.Contains(deref(st.HealthMessage), posHost) {
+			t.Errorf("the health message %q shows the POS's address", deref(st.HealthMessage))
+		}
 	}
 
-	// A POS that is gone altogether is unreachable too.
+	// A POS that is gone altogether is unreachable too, and the message
+	// still does not say where it was.
 	posSrv.Close()
+	var st store.POSStatus
 	waitFor(t, "UNREACHABLE after the POS went away", func() bool {
-		return deref(posStatus(t, ts, id).Health) == "UNREACHABLE"
+		st = posStatus(t, ts, id)
+		return deref(st.Health) == "UNREACHABLE" && strings.Contains(deref(st.HealthMessage), "connection refused")
 	})
+	if msg := deref(st.HealthMessage); msg != "GET /health: cannot connect: connect: connection refused" {
+		t.Errorf("message %q", msg)
+	}
+}
+
+func TestPublicPOSErrorNamesNoAddress(t *testing.T) {
+	t.Parallel()
+	urlErr := &url.Error{Op: "Get", URL: "https://pos.example.internal:9443/secret/path/health", Err: errors.New("x509: certificate is valid for a.internal, not pos.example.internal")}
+	dnsErr := &url.Error{Op: "Get", URL: "https://pos.example.internal/h", Err: &net.DNSError{Err: "no such host", Name: "pos.example.internal", IsNotFound: true}}
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{&universalpos.Error{Op: "GET /health", Err: urlErr}, "GET /health: the connection failed"},
+		{&universalpos.Error{Op: "GET /health", Err: dnsErr}, "GET /health: the POS's host name did not resolve"},
+		{&universalpos.Error{Op: "GET /health", StatusCode: 502, Message: "unexpected status, want 200"}, "GET /health: 502 Bad Gateway: unexpected status, want 200"},
+		{&universalpos.Error{Op: "GET /health", Message: "invalid health body", Err: urlErr}, "GET /health: invalid health body"},
+		{errors.New("Get \"https://pos.example.internal/h\": EOF"), "the POS could not be reached"},
+	}
+	for _, tc := range tests {
+		got := publicPOSError(tc.err)
+		if got != tc.want {
+			t.Errorf("publicPOSError(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+		if strings.Contains(got, "pos.example.internal") || strings.Contains(got, "secret") {
+			t.Errorf("%q names the POS's address", got)
+		}
+	}
 }
 
 func TestPOSRegistrationDoesNotWaitForThePOS(t *testing.T) {
