@@ -84,6 +84,12 @@ func (s *Server) idempotency(next http.Handler) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
+		if found && r.URL.Query().Get(queryAccessToken) != "" && s.tokenStatus(r) != tokenAuthenticated {
+			// The token was deleted or has expired since: no replay for
+			// it; the route's authentication answers (401002).
+			next.ServeHTTP(w, r)
+			return
+		}
 		if found {
 			if rec.RequestHash != req.requestHash {
 				s.writeError(w, r, apiErr(client.CodeIdempotencyKeyReused))

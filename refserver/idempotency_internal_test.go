@@ -73,10 +73,24 @@ func TestIdempotentReplay(t *testing.T) {
 	wantError(t, do(t, "POST", url, bad, `{}`), client.CodeValidation)
 	wantError(t, do(t, "POST", url, bad, `{}`), client.CodeValidation)
 
+	// A token deleted since replays nothing: the request is refused as
+	// any other would be.
+	uid := f.Users[0].UserID
+	if err := ts.db.Write(t.Context(), func(tx *store.Tx) error {
+		return tx.DeleteTokensOf(store.TokenKindUser, []int64{uid})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, do(t, "POST", url, key, `{"note":"a"}`), client.CodeAccessTokenInvalid)
+	if n := userCount(t, ts); n != before+4 {
+		t.Errorf("users = %d after a replay with a deleted token, want %d", n, before+4)
+	}
+	url = ts.url + "/v1/test/count?accessToken=" + f.Users[1].AccessToken
+
 	// After 24 hours the key is forgotten and the request runs again.
 	ts.clock.SetOffset(24*time.Hour + time.Second)
 	late := do(t, "POST", url, key, `{"note":"a"}`)
-	if late.status != http.StatusCreated || late.header.Get("Idempotent-Replayed") != "" || string(late.raw) == string(first.raw) {
+	if late.status != http.StatusCreated || late.header.Get("Idempotent-Replayed") != "" || string(late.raw) == string(other.raw) {
 		t.Errorf("after 24h: %d replayed=%q %s", late.status, late.header.Get("Idempotent-Replayed"), late.raw)
 	}
 }
