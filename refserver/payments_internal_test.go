@@ -1,11 +1,15 @@
 package refserver
 
 import (
+	"net/http"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
 // A tip far beyond any real one is a 400002: the amount is bounded by the
@@ -40,4 +44,35 @@ func TestPaymentTipBounded(t *testing.T) {
 	// unknown card is what fails.
 	resp := do(t, "POST", url, nil, `{"locationId":1,"checkNumber":1,"cardId":999,"amount":1,"tip":1000000}`)
 	wantError(t, resp, client.CodeNotFound)
+}
+
+func TestExpiredProviderDKeysArePurged(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	f := ts.fixtures(t)
+	getKey := func() {
+		t.Helper()
+		resp := do(t, "GET", ts.url+"/v2/payment/providerD/keys?accessToken="+f.Users[0].AccessToken, nil, "")
+		if resp.status != http.StatusOK {
+			t.Fatalf("GET key: %d %s", resp.status, resp.raw)
+		}
+	}
+	getKey()
+	getKey()
+	if n := countRows(t, ts, "providerd_keys"); n != 2 {
+		t.Fatalf("%d keys, want 2", n)
+	}
+	// Expired, but within the retention: kept, so a late use is told
+	// "key expired".
+	ts.clock.SetOffset(sandbox.ProviderDKeyLifetime + time.Hour)
+	getKey()
+	if n := countRows(t, ts, "providerd_keys"); n != 3 {
+		t.Fatalf("%d keys, want 3", n)
+	}
+	// Past the retention: the two old keys go when the next one is made.
+	ts.clock.SetOffset(sandbox.ProviderDKeyLifetime + store.ProviderDKeyRetention + time.Second)
+	getKey()
+	if n := countRows(t, ts, "providerd_keys"); n != 2 {
+		t.Fatalf("%d keys, want 2 (the one made an hour after expiry and the new one)", n)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Card is a wallet entry (a row of cards) with the providers whose tokens
@@ -206,6 +207,22 @@ func (tx *Tx) InsertProviderDKey(k ProviderDKey) error {
 		return fmt.Errorf("insert providerD key: %w", err)
 	}
 	return nil
+}
+
+// ProviderDKeyRetention is how long a providerD key is kept after it
+// expired, so that a late tokenisation or card insert is still told "key
+// expired" rather than "unknown key".
+const ProviderDKeyRetention = 24 * time.Hour
+
+// PurgeProviderDKeys deletes the keys that expired more than
+// ProviderDKeyRetention ago and returns how many went. Every GET of a key
+// makes one, so without this the table only grows.
+func (tx *Tx) PurgeProviderDKeys() (int64, error) {
+	res, err := tx.exec(`DELETE FROM providerd_keys WHERE expires_at <= ?`, tx.Now().Add(-ProviderDKeyRetention).Unix())
+	if err != nil {
+		return 0, fmt.Errorf("purge providerD keys: %w", err)
+	}
+	return res.RowsAffected()
 }
 
 // GetProviderDKey returns a providerD key or ErrNotFound.
