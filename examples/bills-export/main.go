@@ -22,6 +22,11 @@
 //	-concurrency  bills fetched at the same time (default 4)
 //	-out          output file (default standard output)
 //
+// Text that comes from the POS (staff ids, item, category, discount and
+// modifier names) is written with a leading ' when it starts with =, +, -,
+// @, a tab or a carriage return, so that a spreadsheet opening the file
+// shows it as text instead of running it as a formula.
+//
 // Rows come in the iterator's order: by lastUpdated, then bill id. Times are
 // UTC in the service's "YYYY-MM-DD hh:mm:ss" form; money is a plain decimal
 // with two fraction digits.
@@ -233,7 +238,7 @@ func billRows(b *bills.Bill) [][]string {
 	}
 	return [][]string{{
 		b.BillID, strconv.FormatInt(b.LocationID, 10), strconv.FormatInt(b.CheckNumber, 10), b.Status.String(),
-		b.LastUpdated.UTC().Format(client.BillTimeLayout), tableNumber(b), guests(b), staffID(b),
+		b.LastUpdated.UTC().Format(client.BillTimeLayout), tableNumber(b), guests(b), text(staffID(b)),
 		b.TotalAmount.String(), b.ServiceChargeAmount.String(), discounts.String(), b.TipsPaid.String(),
 		b.OutstandingAmount.String(), strconv.Itoa(len(b.Payments)), paid.String(), tips.String(),
 		strings.Join(users, ";"),
@@ -251,16 +256,25 @@ func itemRows(b *bills.Bill) [][]string {
 	for _, it := range b.Items {
 		var dName, dValue string
 		if it.Discount != nil {
-			dName, dValue = it.Discount.Name, it.Discount.Value.String()
+			dName, dValue = text(it.Discount.Name), it.Discount.Value.String()
 		}
 		out = append(out, []string{
 			b.BillID, strconv.FormatInt(b.CheckNumber, 10), b.LastUpdated.UTC().Format(client.BillTimeLayout),
-			tableNumber(b), staffID(b), strconv.FormatInt(it.ID, 10), it.Name, categoryPath(it.Category),
+			tableNumber(b), text(staffID(b)), strconv.FormatInt(it.ID, 10), text(it.Name), text(categoryPath(it.Category)),
 			strconv.Itoa(it.Quantity), it.Price.String(), it.PriceSold.String(), dName, dValue,
-			strings.Join(modifiers(nil, "", it.Modifiers), "; "),
+			text(strings.Join(modifiers(nil, "", it.Modifiers), "; ")),
 		})
 	}
 	return out
+}
+
+// text guards a free-text cell against formula injection (see the package
+// comment).
+func text(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 func tableNumber(b *bills.Bill) string {

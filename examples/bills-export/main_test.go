@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hospo-dev/hospo-go/bills"
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
@@ -246,5 +248,40 @@ func TestFlags(t *testing.T) {
 	cfg, err = parseFlags(ok[2:], io.Discard)
 	if err != nil || cfg.apiKey != "from-env" {
 		t.Errorf("key from $HOSPO_API_KEY: %q, %v", cfg.apiKey, err)
+	}
+}
+
+func TestRowsGuardTextAgainstFormulas(t *testing.T) {
+	t.Parallel()
+	b := &bills.Bill{
+		BillID: "b1", CheckNumber: 1,
+		Staff: &bills.Staff{StaffID: "@staff"},
+		Items: []possync.MenuItem{{
+			ID: 1, Name: "=HYPERLINK(\"http://x\")", Quantity: 1,
+			Price: client.MustParseMoney("1.00"), PriceSold: client.MustParseMoney("1.00"),
+			Discount:  &possync.Discount{Name: "+promo", Value: client.MustParseMoney("-0.50")},
+			Modifiers: []possync.Modifier{{ID: 2, Name: "-cmd", Price: client.MustParseMoney("0")}},
+			Category:  possync.Category{Name: "Safe"},
+		}},
+	}
+	row := itemRows(b)[0]
+	col := func(name string) string {
+		t.Helper()
+		i := slices.Index(itemHeader, name)
+		if i < 0 {
+			t.Fatalf("no column %s", name)
+		}
+		return row[i]
+	}
+	for name, want := range map[string]string{
+		"itemName": "'=HYPERLINK(\"http://x\")", "staffId": "'@staff", "discountName": "'+promo",
+		"modifiers": "'-cmd 0.00", "category": "Safe", "discountValue": "-0.50",
+	} {
+		if got := col(name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	if got := billRows(b)[0][slices.Index(billHeader, "staffId")]; got != "'@staff" {
+		t.Errorf("bill row staffId = %q", got)
 	}
 }
