@@ -44,12 +44,16 @@ func (s *Server) readBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// readAll reads body to its end. A declared length (at most maxBodyBytes
-// once limitBody has run) sizes the buffer at once, instead of io.ReadAll
-// growing it through several copies; the body may still turn out shorter
-// or longer than declared.
+// maxPrealloc bounds the buffer readAll sets aside before any byte has
+// arrived: a client can declare a length it never sends.
+const maxPrealloc = 32 << 10
+
+// readAll reads body to its end. A declared length (up to maxPrealloc)
+// sizes the buffer at once, instead of io.ReadAll growing it through
+// several copies; the body may still turn out shorter or longer than
+// declared.
 func readAll(body io.Reader, declared int64) ([]byte, error) {
-	if declared <= 0 || declared > maxBodyBytes {
+	if declared <= 0 || declared > maxPrealloc {
 		return io.ReadAll(body)
 	}
 	b := make([]byte, 0, declared+1) // +1: room to see EOF without growing
@@ -104,15 +108,25 @@ func decodeJSONBytes(body []byte, v any) error {
 		return apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: the body is empty.")
 	}
 	// json.Unmarshal works on the body in place; a Decoder would copy it
-	// into a buffer of its own first.
+	// into a buffer of its own first. Its errors are less precise (a body
+	// cut off inside a literal is "invalid character", trailing data hides
+	// a type error), so a failure is decoded again, into a fresh value, the
+	// Decoder's way to describe it.
 	if err := json.Unmarshal(body, v); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) && strings.HasSuffix(syn.Error(), "after top-level value") {
-			return apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: unexpected data after the JSON value.")
-		}
-		return decodeError(body, v, err)
+		fresh := reflect.New(reflect.TypeOf(v).Elem()).Interface()
+		return describeDecodeFailure(body, fresh)
 	}
 	return nil
+}
+
+// describeDecodeFailure decodes body, which json.Unmarshal refused, with a
+// Decoder and returns the catalogue error for why.
+func describeDecodeFailure(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return decodeError(body, v, err)
+	}
+	return apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: unexpected data after the JSON value.")
 }
 
 func decodeError(body []byte, v any, err error) error {
@@ -121,8 +135,6 @@ func decodeError(body []byte, v any, err error) error {
 		typ *json.UnmarshalTypeError
 	)
 	switch {
-	case errors.As(err, &syn) && syn.Error() == "unexpected end of JSON input":
-		return apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: unexpected end of the body.")
 	case errors.As(err, &syn):
 		return apiErrMsg(client.CodeMalformedJSON, fmt.Sprintf("Malformed JSON body: %s (at byte %d).", syn.Error(), syn.Offset))
 	case errors.Is(err, io.ErrUnexpectedEOF):

@@ -142,9 +142,13 @@ func FuzzDecodeJSON(f *testing.F) {
 func TestDecodeJSONBytesMessages(t *testing.T) {
 	t.Parallel()
 	for raw, want := range map[string]string{
-		`{"name":"a"`: "Malformed JSON body: unexpected end of the body.",
-		`{} x`:        "Malformed JSON body: unexpected data after the JSON value.",
-		`{}{}`:        "Malformed JSON body: unexpected data after the JSON value.",
+		`{"name":"a"`:        "Malformed JSON body: unexpected end of the body.",
+		`{"name":tr`:         "Malformed JSON body: unexpected end of the body.",
+		`{"amount":1.`:       "Malformed JSON body: unexpected end of the body.",
+		`{} x`:               "Malformed JSON body: unexpected data after the JSON value.",
+		`{}{}`:               "Malformed JSON body: unexpected data after the JSON value.",
+		`{"count":"2"} x`:    `Malformed JSON body: field "count" must be an integer, not string.`,
+		`{"name":"a"} {"x":`: "Malformed JSON body: unexpected data after the JSON value.",
 	} {
 		var v decodeTarget
 		var ae *APIError
@@ -157,11 +161,16 @@ func TestDecodeJSONBytesMessages(t *testing.T) {
 func TestReadAllWithDeclaredLength(t *testing.T) {
 	t.Parallel()
 	body := strings.Repeat("abcdefgh", 1000)
-	for _, declared := range []int64{-1, 0, 1, 100, int64(len(body)), int64(len(body)) + 50, maxBodyBytes + 1} {
+	for _, declared := range []int64{-1, 0, 1, 100, int64(len(body)), int64(len(body)) + 50, maxPrealloc + 1, maxBodyBytes + 1} {
 		got, err := readAll(iotest.OneByteReader(strings.NewReader(body)), declared)
 		if err != nil || string(got) != body {
 			t.Errorf("declared %d: %d bytes, %v; want all %d", declared, len(got), err, len(body))
 		}
+	}
+	// A body shorter than declared is read as it is; net/http reports a
+	// connection cut before the declared end as an error of Read.
+	if got, err := readAll(strings.NewReader("short"), 100); err != nil || string(got) != "short" {
+		t.Errorf("short body: %q, %v", got, err)
 	}
 	boom := errors.New("boom")
 	if _, err := readAll(iotest.ErrReader(boom), 10); !errors.Is(err, boom) {
