@@ -11,7 +11,9 @@ import (
 const DefaultMaxInFlight = 256
 
 // limitInFlight bounds the API requests being handled at once. Past the
-// bound a request waits, before its body is read, for one to finish. On
+// bound a request waits for one to finish. Its body is read before it
+// waits (bounded by limitBody), so a client that sends its body slowly
+// holds no place that others need. On
 // two cores a few hundred handlers already keep the single writer busy;
 // without the bound an overloaded server held thousands of decoded
 // requests waiting for it, and its memory grew with the offered load
@@ -33,6 +35,12 @@ func (s *Server) limitInFlight(next http.Handler) http.Handler {
 		if isAdminPath(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
+		}
+		if r.Body != nil && r.Body != http.NoBody {
+			if _, err := s.readBody(r); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
 		}
 		select {
 		case slots <- struct{}{}:

@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"testing"
 
@@ -116,4 +117,40 @@ func TestMaxInFlightNegativeIsUnbounded(t *testing.T) {
 			t.Errorf("status %d", code)
 		}
 	}
+}
+
+// A client that sends its body slowly holds no place: the body is read
+// before the request waits for one.
+func TestMaxInFlightSlowBodyHoldsNoPlace(t *testing.T) {
+	t.Parallel()
+	ts, entered, release, _ := blockingServer(t, 1)
+	pr, pw := io.Pipe()
+	slow := make(chan struct{})
+	go func() {
+		defer close(slow)
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.url+"/v1/test/block", pr)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	if _, err := pw.Write([]byte(`{"partial":`)); err != nil { // the server has begun reading
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() {
+		code, _ := getStatus(t.Context(), ts.url+"/v1/test/block", nil)
+		done <- code
+	}()
+	<-entered // the only place is free for the second request
+	close(release)
+	if code := <-done; code != http.StatusOK {
+		t.Errorf("status %d", code)
+	}
+	pw.Close()
+	<-slow
 }

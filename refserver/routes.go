@@ -29,7 +29,7 @@ func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
 	j := newJournal(s.cfg.JournalSize)
 	r.Use(s.withState, s.journalRequests(j), s.accessLog, s.recoverer, s.injectFaults,
-		s.limitInFlight, s.limitBody, s.requireJSON, s.rateLimit, s.resolveToken, s.validateRequests, s.idempotency)
+		s.limitBody, s.requireJSON, s.limitInFlight, s.rateLimit, s.resolveToken, s.validateRequests, s.idempotency)
 	r.NotFound(s.notFound)
 	r.MethodNotAllowed(s.methodNotAllowed)
 
