@@ -86,8 +86,8 @@ func (s *Server) idempotency(next http.Handler) http.Handler {
 		}
 		if found && r.URL.Query().Get(queryAccessToken) != "" && s.tokenStatus(r) != tokenAuthenticated {
 			// The token was deleted or has expired since: no replay for
-			// it; the route's authentication answers (401002).
-			next.ServeHTTP(w, r)
+			// it, and no second run either.
+			s.writeError(w, r, apiErr(client.CodeAccessTokenInvalid))
 			return
 		}
 		if found {
