@@ -27,6 +27,11 @@ func TestStatementsCompiledAfterFirstUse(t *testing.T) {
 				if err := db.Write(ctx, func(tx *Tx) error { return tx.SetState("k", strconv.Itoa(i)) }); err != nil {
 					t.Fatal(err)
 				}
+				// The writer compiles after answering a batch and before
+				// taking the next: one more batch makes sure it has.
+				if err := db.Write(ctx, func(*Tx) error { return nil }); err != nil {
+					t.Fatal(err)
+				}
 				if !cached(db.writeS, setSQL) {
 					t.Fatalf("write %d: statement not compiled after its transaction", i)
 				}
@@ -57,6 +62,9 @@ func TestBadStatementFailsEveryTimeAndIsNotCompiled(t *testing.T) {
 		})
 		if err == nil {
 			t.Fatalf("run %d: no error for %q", i, bad)
+		}
+		if err := db.Write(ctx, func(*Tx) error { return nil }); err != nil {
+			t.Fatal(err)
 		}
 		if cached(db.writeS, bad) {
 			t.Fatalf("run %d: bad statement compiled", i)

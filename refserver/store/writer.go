@@ -152,10 +152,23 @@ func (w *writer) loop() {
 				break collect
 			}
 		}
-		w.run(batch)
+		committed := w.run(batch)
 		for _, j := range batch {
 			close(j.done)
 		}
+		w.afterBatch(committed)
+	}
+}
+
+// afterBatch does what can wait until the batch's callers have their
+// answers: with the writer connection free, compile the statements the
+// batch met first and see to the WAL (checkpoint.go).
+func (w *writer) afterBatch(committed bool) {
+	if w.db.writeS.hasMissed() {
+		w.db.writeS.prepareMissed()
+	}
+	if committed && w.db.ckpt != nil {
+		w.db.ckpt.committed(w.db.write)
 	}
 }
 
@@ -163,7 +176,7 @@ func (w *writer) loop() {
 // ended before its turn is not run. Statements run under contexts that are
 // never cancelled: an interrupted statement would make SQLite roll back the
 // whole transaction, and with it the other functions of the batch.
-func (w *writer) run(batch []*writeJob) {
+func (w *writer) run(batch []*writeJob) (committed bool) {
 	bg := context.Background()
 	stx, err := w.db.write.BeginTx(bg, nil)
 	if err != nil {
@@ -217,19 +230,15 @@ func (w *writer) run(batch []*writeJob) {
 	}
 	if len(ran) == 0 {
 		_ = stx.Rollback()
-	} else if err := stx.Commit(); err != nil {
+		return false
+	}
+	if err := stx.Commit(); err != nil {
 		for _, j := range ran {
 			j.err = fmt.Errorf("store: commit: %w", err)
 		}
+		return false
 	}
-	// The connection is free again: compile what this batch met first,
-	// and see to the WAL (checkpoint.go).
-	if w.db.writeS.hasMissed() {
-		w.db.writeS.prepareMissed()
-	}
-	if w.db.ckpt != nil && len(ran) > 0 {
-		w.db.ckpt.committed(w.db.write)
-	}
+	return true
 }
 
 // runJob calls fn, turning a panic into a value for the caller's goroutine.
