@@ -13,7 +13,8 @@ import (
 // listener at addr, so that a profile of the server under load can be
 // taken with `go tool pprof http://ADDR/debug/pprof/profile`. They are
 // never mounted on the API listeners: a profile shows internals, and the
-// flag is meant for a loopback address on a developer machine.
+// flag is meant for a loopback address on a developer machine. The
+// command line is not served: it carries -admin-key.
 func servePprof(addr string, logger *slog.Logger) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -21,7 +22,6 @@ func servePprof(addr string, logger *slog.Logger) (net.Listener, error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)

@@ -14,12 +14,16 @@ func TestPprofFlagServesProfilesOnItsOwnListener(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no pprof address logged:\n%s", s.stderr)
 	}
-	if got := getStatus(t, m[1]+"cmdline"); got != http.StatusOK {
-		t.Errorf("GET %scmdline: %d, want 200", m[1], got)
+	if got := getStatus(t, m[1]+"goroutine?debug=1"); got != http.StatusOK {
+		t.Errorf("GET %sgoroutine: %d, want 200", m[1], got)
 	}
-	// The API listener does not expose them.
-	if got := getStatus(t, s.base+"/debug/pprof/cmdline"); got == http.StatusOK {
-		t.Errorf("GET /debug/pprof/cmdline on the API listener: 200, want it absent")
+	// The command line (it carries -admin-key) is not served.
+	if got := getStatus(t, m[1]+"cmdline"); got == http.StatusOK {
+		t.Errorf("GET %scmdline: 200, want it absent", m[1])
+	}
+	// The API listener does not expose profiles.
+	if got := getStatus(t, s.base+"/debug/pprof/goroutine"); got == http.StatusOK {
+		t.Errorf("GET /debug/pprof/goroutine on the API listener: 200, want it absent")
 	}
 }
 
