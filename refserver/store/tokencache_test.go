@@ -57,6 +57,13 @@ func TestAccessTokenCacheForgetsDeletedTokens(t *testing.T) {
 		}
 	}
 
+	db.tokens.mu.RLock()
+	_, remembered := db.tokens.m[HashSecret("p")]
+	db.tokens.mu.RUnlock()
+	if !remembered {
+		t.Fatal("a looked-up token is not in the cache")
+	}
+
 	// A rolled-back deletion changes nothing.
 	errBoom := errors.New("boom")
 	err = db.Write(ctx, func(tx *Tx) error {
