@@ -28,6 +28,16 @@ func blockingServer(t *testing.T, maxInFlight int) (ts *testServer, entered, rel
 	return ts, entered, release, waiting
 }
 
+// wantOK receives n statuses and wants each to be 200.
+func wantOK(t *testing.T, results <-chan int, n int) {
+	t.Helper()
+	for range n {
+		if code := <-results; code != http.StatusOK {
+			t.Errorf("status %d", code)
+		}
+	}
+}
+
 func getStatus(ctx context.Context, url string, header http.Header) (int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -88,11 +98,7 @@ func TestMaxInFlightMakesFurtherRequestsWait(t *testing.T) {
 	release <- struct{}{} // one finishes, the waiting one enters
 	<-entered
 	close(release)
-	for range 3 {
-		if code := <-results; code != http.StatusOK {
-			t.Errorf("status %d", code)
-		}
-	}
+	wantOK(t, results, 3)
 }
 
 func TestMaxInFlightNegativeIsUnbounded(t *testing.T) {
@@ -112,11 +118,7 @@ func TestMaxInFlightNegativeIsUnbounded(t *testing.T) {
 		t.Error("a request waited with no bound set")
 	}
 	close(release)
-	for range 3 {
-		if code := <-results; code != http.StatusOK {
-			t.Errorf("status %d", code)
-		}
-	}
+	wantOK(t, results, 3)
 }
 
 // A client that sends its body slowly holds no place: the body is read
