@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -83,5 +84,23 @@ func TestWALIsCheckpointedAndRestarted(t *testing.T) {
 	}
 	if got != value+strconv.Itoa(n) {
 		t.Errorf("last write lost")
+	}
+}
+
+// Every connection the writer driver opens has autocheckpointing off, not
+// only the first: database/sql may replace a connection.
+func TestWriterDriverTurnsAutocheckpointOff(t *testing.T) {
+	t.Parallel()
+	c, err := sql.Open(writerDriver, filepath.Join(t.TempDir(), "d.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetMaxIdleConns(0) // each query gets a new connection
+	for range 2 {
+		var auto int
+		if err := c.QueryRow(`PRAGMA wal_autocheckpoint`).Scan(&auto); err != nil || auto != 0 {
+			t.Fatalf("wal_autocheckpoint = %d, %v; want 0", auto, err)
+		}
 	}
 }

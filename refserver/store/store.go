@@ -21,7 +21,7 @@ import (
 	"runtime"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" driver
 )
 
 // ErrNotFound is returned by single-row lookups that find no row. Handlers
@@ -43,6 +43,20 @@ type DB struct {
 	readS  *stmtCache // == writeS when read == write
 	tokens tokenCache
 	ckpt   *checkpointer // nil for an in-memory database; see checkpoint.go
+}
+
+// writerDriver is go-sqlite3 with wal_autocheckpoint=0 set on every new
+// connection, so the writer never checkpoints inline (checkpoint.go) even
+// if database/sql ever replaces its connection.
+const writerDriver = "sqlite3-hospo-writer"
+
+func init() {
+	sql.Register(writerDriver, &sqlite3.SQLiteDriver{
+		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			_, err := c.Exec(`PRAGMA wal_autocheckpoint = 0`, nil)
+			return err
+		},
+	})
 }
 
 // Open opens (creating if needed) the database at path and applies the
@@ -76,7 +90,7 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 		// synchronous=NORMAL is durable across application crashes in WAL
 		// mode and much cheaper than FULL.
 		const common = "_busy_timeout=5000&_foreign_keys=1&_synchronous=NORMAL"
-		w, err := sql.Open("sqlite3", path+"?_journal_mode=WAL&_txlock=immediate&"+common)
+		w, err := sql.Open(writerDriver, path+"?_journal_mode=WAL&_txlock=immediate&"+common)
 		if err != nil {
 			return nil, fmt.Errorf("store: open: %w", err)
 		}
@@ -88,10 +102,6 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 		// Open the writer first so the file exists and is in WAL mode
 		// before any reader connects.
 		if err := w.PingContext(ctx); err != nil {
-			w.Close()
-			return nil, fmt.Errorf("store: open %s: %w", path, err)
-		}
-		if _, err := w.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`); err != nil {
 			w.Close()
 			return nil, fmt.Errorf("store: open %s: %w", path, err)
 		}
