@@ -86,16 +86,17 @@ func (s *Service) PushCheck(ctx context.Context, check *Check, opts ...client.Op
 	if check == nil {
 		return out, errNilCheck
 	}
+	const path = "v1/pos/push-pull/check"
 	// Encoded here rather than by Do: json.Marshal would re-scan the
 	// whole of Check.MarshalJSON's output, a sizeable share of a push's
 	// client-side CPU.
 	body, err := check.MarshalJSON()
 	if err != nil {
-		return out, fmt.Errorf("hospo: encode POST v1/pos/push-pull/check body: %w", err)
+		return out, fmt.Errorf("hospo: encode POST %s body: %w", path, err)
 	}
 	_, err = s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
-		Path:   "v1/pos/push-pull/check",
+		Path:   path,
 		Body:   json.RawMessage(body),
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)

@@ -2,11 +2,14 @@ package refserver
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/hospo-dev/hospo-go/client"
 )
 
 // blockingServer serves GET /v1/test/block, which reports on entered and
@@ -23,6 +26,15 @@ func blockingServer(t *testing.T, maxInFlight int) (ts *testServer, entered, rel
 				<-release
 				s.writeJSON(w, r, http.StatusOK, map[string]any{})
 			})
+		}
+	})
+	// A test that stops early must not leave handlers blocked: the
+	// server's Close would wait for them.
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
 		}
 	})
 	return ts, entered, release, waiting
@@ -83,6 +95,22 @@ func TestMaxInFlightMakesFurtherRequestsWait(t *testing.T) {
 	if err := <-gaveUp; err == nil {
 		t.Error("cancelled request succeeded")
 	}
+	// The server let it go with a 429001, recorded in the journal.
+	waitFor(t, "the given-up request in the journal", func() bool {
+		var list struct {
+			Requests []journalEntry `json:"requests"`
+		}
+		resp := do(t, "GET", ts.url+"/sandbox/requests", map[string]string{"X-Sandbox-Admin-Key": testAdminKey}, "")
+		if err := json.Unmarshal(resp.raw, &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range list.Requests {
+			if e.Method == http.MethodGet && e.ErrorCode != nil && *e.ErrorCode == int(client.CodeTooManyRequests) {
+				return true
+			}
+		}
+		return false
+	})
 
 	// The sandbox admin API is not held up by the queue.
 	code, err := getStatus(ctx, ts.url+"/sandbox/fixtures", http.Header{"X-Sandbox-Admin-Key": {testAdminKey}})

@@ -222,7 +222,7 @@ func (s *Server) handleProviderDKeys(w http.ResponseWriter, r *http.Request) {
 	}
 	userID := principalFrom(r.Context()).UserID
 	err = s.db.Write(r.Context(), func(tx *store.Tx) error {
-		if _, err := tx.PurgeProviderDKeys(); err != nil {
+		if err := tx.PurgeProviderDKeys(); err != nil {
 			return err
 		}
 		return tx.InsertProviderDKey(store.ProviderDKey{

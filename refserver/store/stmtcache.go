@@ -45,8 +45,9 @@ func (c *stmtCache) get(query string) *sql.Stmt {
 	return st
 }
 
-// prepareMissed prepares the statements that missed since the last call.
-// Call it with no transaction of the pool open in the calling goroutine.
+// prepareMissed prepares the statements that missed since the last call;
+// with none it does not touch the pool. Call it with no transaction of the
+// pool open in the calling goroutine.
 // A statement that fails to prepare stays uncompiled for good; running it
 // reports the same error to its caller.
 func (c *stmtCache) prepareMissed() {
@@ -63,14 +64,6 @@ func (c *stmtCache) prepareMissed() {
 		c.m[q] = st
 		c.mu.Unlock()
 	}
-}
-
-// hasMissed reports whether prepareMissed has work, without taking the
-// pool's connection when it has none.
-func (c *stmtCache) hasMissed() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.missed) > 0
 }
 
 // close closes every cached statement; the pool closes after it.

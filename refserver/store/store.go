@@ -77,10 +77,7 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 		if err != nil {
 			return nil, fmt.Errorf("store: open: %w", err)
 		}
-		w.SetMaxOpenConns(1)
-		w.SetMaxIdleConns(1)
-		w.SetConnMaxLifetime(0)
-		w.SetConnMaxIdleTime(0)
+		oneConnection(w)
 		db.write, db.read = w, w
 	} else {
 		// _txlock=immediate: a write transaction takes the write lock at
@@ -94,10 +91,7 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 		if err != nil {
 			return nil, fmt.Errorf("store: open: %w", err)
 		}
-		w.SetMaxOpenConns(1)
-		w.SetMaxIdleConns(1)
-		w.SetConnMaxLifetime(0)
-		w.SetConnMaxIdleTime(0)
+		oneConnection(w)
 		db.write = w
 		// Open the writer first so the file exists and is in WAL mode
 		// before any reader connects.
@@ -110,10 +104,7 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 			w.Close()
 			return nil, fmt.Errorf("store: open: %w", err)
 		}
-		c.SetMaxOpenConns(1)
-		c.SetMaxIdleConns(1)
-		c.SetConnMaxLifetime(0)
-		c.SetConnMaxIdleTime(0)
+		oneConnection(c)
 		db.ckpt = startCheckpointer(c)
 		// query_only makes a mistaken write on a reader fail loudly.
 		r, err := sql.Open("sqlite3", path+"?_query_only=1&"+common)
@@ -131,17 +122,22 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 	if db.read != db.write {
 		db.readS = newStmtCache(db.read)
 	}
-	w, err := startWriter(ctx, db)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	db.w = w
+	db.w = startWriter(db)
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+// oneConnection makes pool a single connection that is never closed for
+// age or idleness: the writer's and the checkpointer's, and the whole of
+// an in-memory database (closing its connection would lose it).
+func oneConnection(pool *sql.DB) {
+	pool.SetMaxOpenConns(1)
+	pool.SetMaxIdleConns(1)
+	pool.SetConnMaxLifetime(0)
+	pool.SetConnMaxIdleTime(0)
 }
 
 // Path returns the path the database was opened with.
@@ -199,9 +195,7 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, stmts *stmtCache, fn func(t
 	if err := stx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
-	if stmts.hasMissed() {
-		stmts.prepareMissed()
-	}
+	stmts.prepareMissed()
 	for _, f := range tx.afterCommit {
 		f()
 	}

@@ -215,14 +215,13 @@ func (tx *Tx) InsertProviderDKey(k ProviderDKey) error {
 const ProviderDKeyRetention = 24 * time.Hour
 
 // PurgeProviderDKeys deletes the keys that expired more than
-// ProviderDKeyRetention ago and returns how many went. Every GET of a key
-// makes one, so without this the table only grows.
-func (tx *Tx) PurgeProviderDKeys() (int64, error) {
-	res, err := tx.exec(`DELETE FROM providerd_keys WHERE expires_at <= ?`, tx.Now().Add(-ProviderDKeyRetention).Unix())
-	if err != nil {
-		return 0, fmt.Errorf("purge providerD keys: %w", err)
+// ProviderDKeyRetention ago. Every GET of a key makes one, so without this
+// the table only grows.
+func (tx *Tx) PurgeProviderDKeys() error {
+	if _, err := tx.exec(`DELETE FROM providerd_keys WHERE expires_at <= ?`, tx.Now().Add(-ProviderDKeyRetention).Unix()); err != nil {
+		return fmt.Errorf("purge providerD keys: %w", err)
 	}
-	return res.RowsAffected()
+	return nil
 }
 
 // GetProviderDKey returns a providerD key or ErrNotFound.

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -46,61 +45,31 @@ type writeJob struct {
 // writer is the goroutine that owns the writer connection.
 type writer struct {
 	db      *DB
-	sp      savepointStmts
 	queue   chan *writeJob
 	closing chan struct{}
 	stopped chan struct{}
 	once    sync.Once
 }
 
-// savepointStmts are the savepoint statements, compiled once: compiling
-// them for every function of every batch cost as much as the functions'
-// own statements.
-type savepointStmts struct {
-	begin, release, rollback *sql.Stmt
-}
+// The savepoint statements. They run through the writer pool's statement
+// cache like every other statement: compiling them for every function of
+// every batch cost as much as the functions' own statements.
+const (
+	savepointSQL  = `SAVEPOINT batch_job`
+	releaseSQL    = `RELEASE batch_job`
+	rollbackToSQL = `ROLLBACK TO batch_job`
+)
 
-func startWriter(ctx context.Context, db *DB) (*writer, error) {
+func startWriter(db *DB) *writer {
 	w := &writer{db: db, queue: make(chan *writeJob), closing: make(chan struct{}), stopped: make(chan struct{})}
-	for _, p := range []struct {
-		dst **sql.Stmt
-		sql string
-	}{
-		{&w.sp.begin, `SAVEPOINT batch_job`},
-		{&w.sp.release, `RELEASE batch_job`},
-		{&w.sp.rollback, `ROLLBACK TO batch_job`},
-	} {
-		st, err := db.write.PrepareContext(ctx, p.sql)
-		if err != nil {
-			w.sp.close()
-			return nil, fmt.Errorf("store: prepare %q: %w", p.sql, err)
-		}
-		*p.dst = st
-	}
 	go w.loop()
-	return w, nil
-}
-
-func (sp savepointStmts) close() {
-	for _, st := range []*sql.Stmt{sp.begin, sp.release, sp.rollback} {
-		if st != nil {
-			st.Close()
-		}
-	}
-}
-
-// exec runs one of the prepared statements in stx.
-func exec(stx *sql.Tx, st *sql.Stmt) error {
-	_, err := stx.StmtContext(context.Background(), st).ExecContext(context.Background())
-	return err
+	return w
 }
 
 // stop ends the loop once the jobs already handed over are done.
 func (w *writer) stop() {
 	w.once.Do(func() {
 		close(w.closing)
-		<-w.stopped
-		w.sp.close()
 	})
 	<-w.stopped
 }
@@ -164,9 +133,7 @@ func (w *writer) loop() {
 // answers: with the writer connection free, compile the statements the
 // batch met first and see to the WAL (checkpoint.go).
 func (w *writer) afterBatch(committed bool) {
-	if w.db.writeS.hasMissed() {
-		w.db.writeS.prepareMissed()
-	}
+	w.db.writeS.prepareMissed()
 	if committed && w.db.ckpt != nil {
 		w.db.ckpt.committed(w.db.write)
 	}
@@ -186,6 +153,11 @@ func (w *writer) run(batch []*writeJob) (committed bool) {
 		return
 	}
 	savepoints := len(batch) > 1
+	sp := &Tx{db: w.db, tx: stx, stmts: w.db.writeS, ctx: bg} // runs the savepoint statements
+	exec := func(query string) error {
+		_, err := sp.exec(query)
+		return err
+	}
 	var ran []*writeJob // functions that succeeded, to be committed
 	fail := func(err error) {
 		_ = stx.Rollback()
@@ -201,7 +173,7 @@ func (w *writer) run(batch []*writeJob) (committed bool) {
 			continue
 		}
 		if savepoints {
-			if err := exec(stx, w.sp.begin); err != nil {
+			if err := exec(savepointSQL); err != nil {
 				fail(fmt.Errorf("store: savepoint: %w", err))
 				return
 			}
@@ -211,18 +183,18 @@ func (w *writer) run(batch []*writeJob) (committed bool) {
 		switch {
 		case j.err == nil && j.panic == nil:
 			if savepoints {
-				if err := exec(stx, w.sp.release); err != nil {
+				if err := exec(releaseSQL); err != nil {
 					fail(fmt.Errorf("store: release: %w", err))
 					return
 				}
 			}
 			ran = append(ran, j)
 		case savepoints:
-			if err := exec(stx, w.sp.rollback); err != nil {
+			if err := exec(rollbackToSQL); err != nil {
 				fail(fmt.Errorf("store: rollback to savepoint: %w", err))
 				return
 			}
-			if err := exec(stx, w.sp.release); err != nil {
+			if err := exec(releaseSQL); err != nil {
 				fail(fmt.Errorf("store: release: %w", err))
 				return
 			}

@@ -100,7 +100,7 @@ func runHello(ctx context.Context, o options, out io.Writer) error {
 // driveHello posts sampleBody to base with o.concurrency loops and reports
 // like the load does.
 func driveHello(ctx context.Context, base string, o options, out io.Writer) error {
-	m := newMeter(newTransport(o.maxConns))
+	m := newMeter(newTransport(o.maxConns), o.timeline)
 	hc := &http.Client{Transport: m, Timeout: 30 * time.Second}
 	body := sampleBody()
 	loadCtx, stop := context.WithCancel(ctx)

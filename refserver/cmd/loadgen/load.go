@@ -25,7 +25,7 @@ type location struct {
 // runLoad creates the locations and customers, runs the load through the
 // warm-up and the measuring window, stops it and prints the report.
 func runLoad(ctx context.Context, o options, out io.Writer) error {
-	m := newMeter(newTransport(o.maxConns))
+	m := newMeter(newTransport(o.maxConns), o.timeline)
 	hc := &http.Client{Transport: m}
 	newClient := func(opts ...client.Option) (*client.Client, error) {
 		return client.New(append([]client.Option{client.WithBaseURL(o.url), client.WithHTTPClient(hc)}, opts...)...)

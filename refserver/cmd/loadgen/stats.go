@@ -22,6 +22,7 @@ type meter struct {
 
 	mu        sync.Mutex
 	endpoints map[string]*endpointStats
+	timeline  bool              // keep seconds
 	seconds   [][]time.Duration // latencies of answered requests by the second of the window they started in
 	start     time.Time
 	end       time.Time
@@ -33,8 +34,8 @@ type endpointStats struct {
 	statuses  map[int]int     // status -> count; 0 is a transport error
 }
 
-func newMeter(base http.RoundTripper) *meter {
-	return &meter{base: base, endpoints: map[string]*endpointStats{}}
+func newMeter(base http.RoundTripper, timeline bool) *meter {
+	return &meter{base: base, timeline: timeline, endpoints: map[string]*endpointStats{}}
 }
 
 // startWindow opens the measuring window; samples before it are dropped.
@@ -82,8 +83,11 @@ func (m *meter) record(endpoint string, status int, start time.Time, d time.Dura
 		m.endpoints[endpoint] = e
 	}
 	e.statuses[status]++
-	if status != 0 {
-		e.latencies = append(e.latencies, d)
+	if status == 0 {
+		return
+	}
+	e.latencies = append(e.latencies, d)
+	if m.timeline {
 		sec := max(0, int(start.Sub(m.start)/time.Second))
 		for len(m.seconds) <= sec {
 			m.seconds = append(m.seconds, nil)
