@@ -2,10 +2,6 @@ package store
 
 import "fmt"
 
-// BillStatusClosed is the bills.status of a closed bill, the only status the
-// closed-bills list shows.
-const BillStatusClosed = "closed"
-
 // BillSummary is one row of the closed-bills list.
 type BillSummary struct {
 	BillID string
@@ -46,12 +42,14 @@ type BillPayment struct {
 // The statements of the bill read path. Each reaches its rows through an
 // index (bills_plan_test.go checks the plans):
 //   - listClosedBillsSQL: one range scan of the covering index bills_closed
-//     (location_id, status, last_updated, bill_id), already in order;
+//     (location_id, last_updated, bill_id) of the closed bills, already in
+//     order. The status is written in the statement, not bound: SQLite uses
+//     a partial index only when the query's own text implies its WHERE;
 //   - getBillSQL: the bills primary key;
 //   - billPaymentsSQL: the payments_bill index, then each card by its key.
 const (
 	listClosedBillsSQL = `SELECT bill_id, last_updated FROM bills
-		WHERE location_id = ? AND status = ? AND last_updated BETWEEN ? AND ?
+		WHERE location_id = ? AND status = 'closed' AND last_updated BETWEEN ? AND ?
 		ORDER BY last_updated, bill_id`
 	getBillSQL = `SELECT bill_id, location_id, check_number, status, check_json,
 			table_number, staff_id, guests, total_amount, outstanding_amount,
@@ -67,7 +65,7 @@ const (
 // lies in [from, to] (Unix seconds, both included), ordered by last_updated
 // then bill_id.
 func (tx *Tx) ListClosedBills(locationID, from, to int64) ([]BillSummary, error) {
-	rows, err := tx.query(listClosedBillsSQL, locationID, BillStatusClosed, from, to)
+	rows, err := tx.query(listClosedBillsSQL, locationID, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("list closed bills: %w", err)
 	}
