@@ -202,6 +202,11 @@ func (m *Money) UnmarshalJSON(b []byte) error {
 // strings, map keys and CSV.
 func (m Money) MarshalText() ([]byte, error) { return m.appendTo(make([]byte, 0, 24)), nil }
 
+// AppendText appends the form of String to b (encoding.TextAppender), for
+// encoders that build a document in one buffer. The form is also the JSON
+// number that MarshalJSON writes.
+func (m Money) AppendText(b []byte) ([]byte, error) { return m.appendTo(b), nil }
+
 // UnmarshalText parses the form written by MarshalText.
 func (m *Money) UnmarshalText(b []byte) error {
 	v, err := ParseMoney(string(b))

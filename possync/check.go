@@ -1,8 +1,6 @@
 package possync
 
 import (
-	"encoding/json"
-
 	"github.com/hospo-dev/hospo-go/client"
 )
 
@@ -102,20 +100,6 @@ type PaymentNotification struct {
 	// PaymentExTip is the amount paid towards the check, excluding the tip.
 	PaymentExTip client.Money `json:"paymentExTip"`
 	Tip          client.Money `json:"tip"`
-}
-
-// MarshalJSON writes the check with nil Discounts and MenuItems as empty
-// arrays: the service treats null there as a missing field.
-func (c Check) MarshalJSON() ([]byte, error) {
-	type plain Check // no methods: avoids recursing into MarshalJSON
-	p := plain(c)
-	if p.Discounts == nil {
-		p.Discounts = []Discount{}
-	}
-	if p.MenuItems == nil {
-		p.MenuItems = []MenuItem{}
-	}
-	return json.Marshal(p)
 }
 
 // Clone returns a deep copy of c, so that the copy can be kept (queued,

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/hospo-dev/hospo-go/client"
 )
 
 // FuzzCheckJSON decodes arbitrary bytes as a check. Whatever decodes must
-// survive Validate and Clone, and its encoding must be a fixed point:
-// decoding and encoding it again gives the same bytes. Seeds are in
+// survive Validate and Clone, its encoding must be a fixed point (decoding
+// and encoding it again gives the same bytes), and MarshalJSON must write
+// what encoding/json writes for the struct. Seeds are in
 // testdata/fuzz/FuzzCheckJSON.
 //
 //	go test -run='^$' -fuzz=FuzzCheckJSON -fuzztime=30s ./possync/
@@ -20,6 +23,7 @@ func FuzzCheckJSON(f *testing.F) {
 			return
 		}
 		_ = c.Validate() // must not panic, whatever the nesting
+		assertReflectEncoding(t, &c)
 		b, err := json.Marshal(&c)
 		if err != nil {
 			t.Fatalf("a decoded check does not encode: %v", err)
@@ -37,4 +41,52 @@ func FuzzCheckJSON(f *testing.F) {
 			t.Fatalf("clone differs (%v):\n%s\n%s", err, b, cl)
 		}
 	})
+}
+
+// FuzzCheckMarshalStrings puts arbitrary text in every string field of a
+// check, where MarshalJSON's own string encoding must agree with
+// encoding/json's escapes (control characters, invalid UTF-8, <, >, &,
+// U+2028 and U+2029).
+func FuzzCheckMarshalStrings(f *testing.F) {
+	// One escape case per seed, so that each rule of appendString is
+	// checked on its own.
+	for _, s := range []string{"", "Table 4", "a<b", "a>b", "a&b", `say "hi"`, `back\slash`, "tab\t", "nul\x00", "del\x7f",
+		"bad\xff", "line\u2028sep", "para\u2029sep", "café", "🍕"} {
+		f.Add(s, int64(1250))
+	}
+	f.Fuzz(func(t *testing.T, s string, cents int64) {
+		m := client.MoneyFromCents(cents)
+		c := Check{
+			StaffID: s, Status: CheckStatus(s), TotalAmount: m,
+			Discounts: []Discount{{Name: s, Value: m}},
+			MenuItems: []MenuItem{{
+				Name: s, Price: m, Discount: &Discount{Name: s},
+				Modifiers: []Modifier{{Name: s, Modifiers: []Modifier{{Name: s}}}},
+				Category:  Category{Name: s, Category: &Category{Name: s}},
+			}},
+		}
+		assertReflectEncoding(t, &c)
+	})
+}
+
+// assertReflectEncoding compares MarshalJSON with encoding/json's encoding
+// of the same struct without the method.
+func assertReflectEncoding(t *testing.T, c *Check) {
+	t.Helper()
+	type plain Check
+	p := plain(*c)
+	if p.Discounts == nil {
+		p.Discounts = []Discount{}
+	}
+	if p.MenuItems == nil {
+		p.MenuItems = []MenuItem{}
+	}
+	want, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.MarshalJSON()
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("MarshalJSON (%v):\n%s\nencoding/json:\n%s", err, got, want)
+	}
 }

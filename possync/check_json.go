@@ -1,0 +1,148 @@
+package possync
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/hospo-dev/hospo-go/client"
+)
+
+// MarshalJSON writes the check with nil Discounts and MenuItems as empty
+// arrays: the service treats null there as a missing field.
+//
+// The bytes are exactly those encoding/json writes for the struct (fields
+// in declaration order, money as a number with two decimals, HTML-safe
+// string escapes), which FuzzCheckMarshalJSON holds it to. They are built
+// by hand because every push is encoded, by the Agent and again by the
+// service for the canonical form it stores and hashes, and reflection made
+// the encoding several times slower and several times more garbage.
+func (c Check) MarshalJSON() ([]byte, error) {
+	return c.appendJSON(make([]byte, 0, 1024)), nil
+}
+
+func (c *Check) appendJSON(b []byte) []byte {
+	b = append(b, `{"tableNumber":`...)
+	b = strconv.AppendInt(b, int64(c.TableNumber), 10)
+	b = append(b, `,"checkNumber":`...)
+	b = strconv.AppendInt(b, c.CheckNumber, 10)
+	b = append(b, `,"locationId":`...)
+	b = strconv.AppendInt(b, c.LocationID, 10)
+	b = append(b, `,"staffId":`...)
+	b = appendString(b, c.StaffID)
+	b = append(b, `,"guests":`...)
+	b = strconv.AppendInt(b, int64(c.Guests), 10)
+	b = append(b, `,"status":`...)
+	b = appendString(b, string(c.Status))
+	b = append(b, `,"totalAmount":`...)
+	b = appendMoney(b, c.TotalAmount)
+	b = append(b, `,"outstandingAmount":`...)
+	b = appendMoney(b, c.OutstandingAmount)
+	b = append(b, `,"serviceChargeAmount":`...)
+	b = appendMoney(b, c.ServiceChargeAmount)
+	b = append(b, `,"tipsPaid":`...)
+	b = appendMoney(b, c.TipsPaid)
+	b = append(b, `,"discounts":[`...)
+	for i := range c.Discounts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = c.Discounts[i].appendJSON(b)
+	}
+	b = append(b, `],"menuItems":[`...)
+	for i := range c.MenuItems {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = c.MenuItems[i].appendJSON(b)
+	}
+	return append(b, "]}"...)
+}
+
+func (d *Discount) appendJSON(b []byte) []byte {
+	b = append(b, `{"name":`...)
+	b = appendString(b, d.Name)
+	b = append(b, `,"value":`...)
+	b = appendMoney(b, d.Value)
+	return append(b, '}')
+}
+
+func (m *MenuItem) appendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, m.ID, 10)
+	b = append(b, `,"name":`...)
+	b = appendString(b, m.Name)
+	b = append(b, `,"quantity":`...)
+	b = strconv.AppendInt(b, int64(m.Quantity), 10)
+	b = append(b, `,"price":`...)
+	b = appendMoney(b, m.Price)
+	b = append(b, `,"priceSold":`...)
+	b = appendMoney(b, m.PriceSold)
+	b = append(b, `,"modifiers":`...)
+	b = appendModifiers(b, m.Modifiers)
+	b = append(b, `,"discount":`...)
+	if m.Discount == nil {
+		b = append(b, "null"...)
+	} else {
+		b = m.Discount.appendJSON(b)
+	}
+	b = append(b, `,"category":`...)
+	b = m.Category.appendJSON(b)
+	return append(b, '}')
+}
+
+// appendModifiers writes nil as null, as encoding/json does for a nil
+// slice (a menu item's modifiers may be null on the wire).
+func appendModifiers(b []byte, ms []Modifier) []byte {
+	if ms == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i := range ms {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = strconv.AppendInt(b, ms[i].ID, 10)
+		b = append(b, `,"name":`...)
+		b = appendString(b, ms[i].Name)
+		b = append(b, `,"price":`...)
+		b = appendMoney(b, ms[i].Price)
+		b = append(b, `,"modifiers":`...)
+		b = appendModifiers(b, ms[i].Modifiers)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+func (c *Category) appendJSON(b []byte) []byte {
+	b = append(b, `{"name":`...)
+	b = appendString(b, c.Name)
+	b = append(b, `,"category":`...)
+	if c.Category == nil {
+		b = append(b, "null"...)
+	} else {
+		b = c.Category.appendJSON(b)
+	}
+	return append(b, '}')
+}
+
+func appendMoney(b []byte, m client.Money) []byte {
+	b, _ = m.AppendText(b) // never fails
+	return b
+}
+
+// appendString writes s as a JSON string. Printable ASCII other than the
+// characters encoding/json escapes is copied as it is; any other string is
+// left to encoding/json, so that control characters, invalid UTF-8, <, >,
+// &, U+2028 and U+2029 come out exactly as it writes them.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always encodes
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
