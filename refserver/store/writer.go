@@ -60,8 +60,15 @@ const (
 	rollbackToSQL = `ROLLBACK TO batch_job`
 )
 
+// queueSize is how many jobs can wait for the writer without their callers
+// blocking. A caller that hands over its job goes straight on to wait for
+// the answer: with an unbuffered queue each caller was woken twice per
+// write, once when the writer took its job and once with the answer, and
+// under load every wakeup waits its turn for a CPU.
+const queueSize = 4 * maxBatch
+
 func startWriter(db *DB) *writer {
-	w := &writer{db: db, queue: make(chan *writeJob), closing: make(chan struct{}), stopped: make(chan struct{})}
+	w := &writer{db: db, queue: make(chan *writeJob, queueSize), closing: make(chan struct{}), stopped: make(chan struct{})}
 	go w.loop()
 	return w
 }
@@ -79,6 +86,11 @@ func (w *writer) do(ctx context.Context, fn func(tx *Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	select {
+	case <-w.closing: // checked first: the queue may still have room
+		return errClosed
+	default:
+	}
 	j := &writeJob{ctx: ctx, fn: fn, done: make(chan struct{})}
 	select {
 	case w.queue <- j:
@@ -88,8 +100,18 @@ func (w *writer) do(ctx context.Context, fn func(tx *Tx) error) error {
 		return ctx.Err()
 	}
 	// Once handed over, fn may run: wait for it whatever ctx does, so
-	// that the caller never reads what fn writes while fn runs.
-	<-j.done
+	// that the caller never reads what fn writes while fn runs. The loop
+	// answers every job it takes before it stops, so a job still
+	// unanswered once it has stopped was queued too late and never ran.
+	select {
+	case <-j.done:
+	case <-w.stopped:
+		select {
+		case <-j.done:
+		default:
+			return errClosed
+		}
+	}
 	if j.panic != nil {
 		panic(j.panic)
 	}
@@ -108,25 +130,38 @@ func (w *writer) loop() {
 	for {
 		select {
 		case j := <-w.queue:
-			batch = append(batch[:0], j)
+			w.runBatch(append(batch[:0], j))
 		case <-w.closing:
-			return
-		}
-	collect:
-		for len(batch) < maxBatch {
-			select {
-			case j := <-w.queue:
-				batch = append(batch, j)
-			default:
-				break collect
+			// Jobs queued before the close still run.
+			for {
+				select {
+				case j := <-w.queue:
+					w.runBatch(append(batch[:0], j))
+				default:
+					return
+				}
 			}
 		}
-		committed := w.run(batch)
-		for _, j := range batch {
-			close(j.done)
-		}
-		w.afterBatch(committed)
 	}
+}
+
+// runBatch adds the jobs waiting in the queue to batch, up to maxBatch,
+// runs them in one transaction and answers them.
+func (w *writer) runBatch(batch []*writeJob) {
+collect:
+	for len(batch) < maxBatch {
+		select {
+		case j := <-w.queue:
+			batch = append(batch, j)
+		default:
+			break collect
+		}
+	}
+	committed := w.run(batch)
+	for _, j := range batch {
+		close(j.done)
+	}
+	w.afterBatch(committed)
 }
 
 // afterBatch does what can wait until the batch's callers have their

@@ -120,3 +120,62 @@ func TestGroupCommitPanicAndCancel(t *testing.T) {
 		t.Errorf("write after Close: %v", err)
 	}
 }
+
+// TestGroupCommitClose closes the database while writes are queued: every
+// write either commits and returns nil, or never runs and returns
+// errClosed; none hangs, and what returned nil is in the file afterwards.
+func TestGroupCommitClose(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "w.db")
+	db, err := Open(t.Context(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 400
+	var (
+		wg        sync.WaitGroup
+		committed [n]atomic.Bool
+	)
+	for i := range n {
+		wg.Go(func() {
+			err := db.Write(t.Context(), func(tx *Tx) error {
+				_, err := tx.exec(`INSERT INTO sandbox_state (name, value) VALUES (?, 'x')`, fmt.Sprint("c", i))
+				return err
+			})
+			switch {
+			case err == nil:
+				committed[i].Store(true)
+			case !errors.Is(err, errClosed):
+				t.Errorf("write %d: %v, want nil or errClosed", i, err)
+			}
+		})
+		if i == n/2 {
+			wg.Go(func() {
+				if err := db.Close(); err != nil {
+					t.Errorf("close: %v", err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	db, err = Open(t.Context(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var rows int
+	for i := range n {
+		var found int
+		err := db.Read(t.Context(), func(tx *Tx) error {
+			return tx.queryRow(`SELECT count(*) FROM sandbox_state WHERE name = ?`, fmt.Sprint("c", i)).Scan(&found)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (found == 1) != committed[i].Load() {
+			t.Errorf("write %d: in the file %v, returned nil %v", i, found == 1, committed[i].Load())
+		}
+		rows += found
+	}
+	t.Logf("%d of %d writes committed before the close", rows, n)
+}
