@@ -40,9 +40,12 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/hospo-dev/hospo-go/internal/gcpace"
 )
 
 func main() {
+	gcpace.Apply(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {

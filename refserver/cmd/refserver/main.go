@@ -15,9 +15,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/hospo-dev/hospo-go/internal/gcpace"
 )
 
 func main() {
+	gcpace.Apply(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil); err != nil {
