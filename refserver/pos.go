@@ -37,8 +37,13 @@ func (s *Server) mountPOS(r chi.Router) {
 
 // handleCheckPush stores a check: POST /v1/pos/push-pull/check.
 func (s *Server) handleCheckPush(w http.ResponseWriter, r *http.Request) {
+	body, err := s.readBody(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	var wc wireCheck
-	if err := s.decodeJSON(r, &wc); err != nil {
+	if err := decodeCheck(body, &wc); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

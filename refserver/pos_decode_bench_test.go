@@ -20,7 +20,7 @@ func BenchmarkCheckPushDecode(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var wc wireCheck
-		if err := decodeJSONBytes(body, &wc); err != nil {
+		if err := decodeCheck(body, &wc); err != nil {
 			b.Fatal(err)
 		}
 		c, err := checkFromWire(&wc)

@@ -38,7 +38,7 @@ func FuzzCheckPushDecode(f *testing.F) {
 func fuzzDecodeCheck(t *testing.T, body []byte) ([]byte, bool) {
 	t.Helper()
 	var wc wireCheck
-	err := decodeJSONBytes(body, &wc)
+	err := decodeCheck(body, &wc)
 	if err == nil {
 		var c *possync.Check
 		if c, err = checkFromWire(&wc); err == nil {
