@@ -4,7 +4,8 @@
 //	go run ./refserver/cmd/refserver -db refserver.db
 //
 // It prints the base URLs, the admin key and the demo credentials on start
-// and shuts down gracefully on SIGINT or SIGTERM.
+// and shuts down gracefully on SIGINT or SIGTERM. It runs the garbage
+// collector at GOGC=400 unless GOGC is set in the environment.
 package main
 
 import (
