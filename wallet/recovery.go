@@ -46,9 +46,12 @@ func RecoveryIdempotencyKey(key string) string {
 // Safe to re-run after a crash: the first attempt is sent with
 // req.IdempotencyKey and the attempt after recovery with
 // RecoveryIdempotencyKey(req.IdempotencyKey). Before tokenising, the wallet
-// is searched for an entry that already shows the same card (last four
-// digits and expiry) with the gateway's token and a usable status; the
-// oldest such entry is used. So a re-run after a crash finds the entry the
+// is searched for an entry that already shows the same card (card type,
+// last four digits and expiry) with the gateway's token and a usable
+// status; the oldest such entry is used. The wallet shows nothing more of
+// a card, so two cards of one user that agree on all three cannot be told
+// apart; a caller for whom that matters should not reuse entries (pass a
+// payment whose card already holds the gateway's token instead). So a re-run after a crash finds the entry the
 // first run inserted, pays with the same card under the same key, and gets
 // the first run's payment back instead of paying twice.
 //
@@ -117,7 +120,8 @@ func randomKey() string {
 }
 
 // reusableCard finds the oldest usable wallet entry that shows the same
-// card as entry cardID and holds gateway's token.
+// card as entry cardID (type, last four digits, expiry) and holds
+// gateway's token.
 func reusableCard(cards []Card, cardID int64, gw Gateway) (Card, bool) {
 	var orig *Card
 	for i := range cards {
@@ -132,7 +136,8 @@ func reusableCard(cards []Card, cardID int64, gw Gateway) (Card, bool) {
 	var found Card
 	ok := false
 	for _, c := range cards {
-		if c.Last4Digits != orig.Last4Digits || c.ExpiryMonth != orig.ExpiryMonth || c.ExpiryYear != orig.ExpiryYear {
+		if c.CardTypeID != orig.CardTypeID || c.Last4Digits != orig.Last4Digits ||
+			c.ExpiryMonth != orig.ExpiryMonth || c.ExpiryYear != orig.ExpiryYear {
 			continue
 		}
 		if !c.Gateways.Has(gw) || !c.CardStatusID.Usable() {

@@ -75,6 +75,13 @@ func TestPayWithRecovery(t *testing.T) {
 			wantCards: "1,2", wantKeys: []string{key, RecoveryIdempotencyKey(key)},
 		},
 		{
+			name: "skips an entry of another card type with the same last digits and expiry",
+			wallet: cardJSON(1, "providerB", 1) + "," +
+				strings.Replace(cardJSON(2, "providerD", 1), `"cardTypeId":"1"`, `"cardTypeId":"2"`, 1),
+			gateway:   "providerD",
+			wantCards: "1,3", wantKeys: []string{key, RecoveryIdempotencyKey(key)}, wantInserts: 1, wantAsked: 1,
+		},
+		{
 			name:   "skips unusable entries",
 			wallet: cardJSON(1, "providerB", 1) + "," + cardJSON(2, "providerD", 2), gateway: "providerD",
 			wantCards: "1,3", wantKeys: []string{key, RecoveryIdempotencyKey(key)}, wantInserts: 1, wantAsked: 1,
