@@ -2,14 +2,14 @@
 // repository's long-running commands: the reference server and the load
 // generator.
 //
-// Both keep a live heap of a few MiB while every request allocates tens of
-// KiB, so with Go's default (GOGC=100: collect when the heap has doubled)
-// they collected 20-25 times a second at 5,000 check pushes/s. Each
+// The server keeps a live heap of a few MiB while every request allocates
+// tens of KiB, so with Go's default (GOGC=100: collect when the heap has
+// doubled) it collected 20-24 times a second at 5,000 check pushes/s. Each
 // collection takes a quarter of the CPUs for its marking and makes
-// allocating goroutines help, and on a two-core machine shared by both
-// processes that showed in the latency tail. At GOGC=400 they collect
-// about five times less often, for a heap that stays at tens of MiB; the
-// check push p99 under load went from 29-46 ms to 18-23 ms (BENCHMARKS.md).
+// allocating goroutines help, and on a two-core machine shared with the
+// load generator that showed in the latency tail. At GOGC=400 the heap
+// stays at tens of MiB; in alternated runs the check push p99 under load
+// was 17.5-23.5 ms against 28.8-46.4 ms at 100 (BENCHMARKS.md).
 package gcpace
 
 import "runtime/debug"
