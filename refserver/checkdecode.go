@@ -349,13 +349,10 @@ func (d *fastDecoder) checkField(key []byte, wc *wireCheck) bool {
 		}
 		ms := []*wireMenuItem{}
 		ok := d.array(func() bool {
-			if d.null() {
-				ms = append(ms, nil)
-				return true
-			}
-			m := &wireMenuItem{}
+			var m *wireMenuItem
+			ok := nullableObject(d, &m, 1, d.menuItemField)
 			ms = append(ms, m)
-			return d.object(1, func(key []byte) bool { return d.menuItemField(key, m) })
+			return ok
 		})
 		wc.MenuItems = &ms
 		return ok
@@ -364,12 +361,7 @@ func (d *fastDecoder) checkField(key []byte, wc *wireCheck) bool {
 }
 
 func (d *fastDecoder) discount(p **wireDiscount, depth int) bool {
-	if d.null() {
-		return true
-	}
-	w := &wireDiscount{}
-	*p = w
-	return d.object(depth, func(key []byte) bool {
+	return nullableObject(d, p, depth, func(w *wireDiscount, key []byte) bool {
 		switch string(key) {
 		case "name":
 			return d.str(&w.Name)
@@ -380,7 +372,18 @@ func (d *fastDecoder) discount(p **wireDiscount, depth int) bool {
 	})
 }
 
-func (d *fastDecoder) menuItemField(key []byte, m *wireMenuItem) bool {
+// nullableObject reads null, leaving *p nil, or an object into a new T,
+// calling field for each key with d positioned at the value.
+func nullableObject[T any](d *fastDecoder, p **T, depth int, field func(v *T, key []byte) bool) bool {
+	if d.null() {
+		return true
+	}
+	v := new(T)
+	*p = v
+	return d.object(depth, func(key []byte) bool { return field(v, key) })
+}
+
+func (d *fastDecoder) menuItemField(m *wireMenuItem, key []byte) bool {
 	switch string(key) {
 	case "id":
 		return d.int64Field(&m.ID)
@@ -408,13 +411,8 @@ func (d *fastDecoder) modifiers(p *[]*wireModifier, depth int) bool {
 	}
 	ms := []*wireModifier{}
 	ok := d.array(func() bool {
-		if d.null() {
-			ms = append(ms, nil)
-			return true
-		}
-		m := &wireModifier{}
-		ms = append(ms, m)
-		return d.object(depth, func(key []byte) bool {
+		var m *wireModifier
+		ok := nullableObject(d, &m, depth, func(m *wireModifier, key []byte) bool {
 			switch string(key) {
 			case "id":
 				return d.int64Field(&m.ID)
@@ -427,18 +425,15 @@ func (d *fastDecoder) modifiers(p *[]*wireModifier, depth int) bool {
 			}
 			return false
 		})
+		ms = append(ms, m)
+		return ok
 	})
 	*p = ms
 	return ok
 }
 
 func (d *fastDecoder) category(p **wireCategory, depth int) bool {
-	if d.null() {
-		return true
-	}
-	c := &wireCategory{}
-	*p = c
-	return d.object(depth, func(key []byte) bool {
+	return nullableObject(d, p, depth, func(c *wireCategory, key []byte) bool {
 		switch string(key) {
 		case "name":
 			return d.str(&c.Name)
