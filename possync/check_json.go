@@ -2,6 +2,7 @@ package possync
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 
 	"github.com/hospo-dev/hospo-go/client"
@@ -16,8 +17,56 @@ import (
 // by hand because every push is encoded, by the Agent and again by the
 // service for the canonical form it stores and hashes, and reflection made
 // the encoding several times slower and several times more garbage.
+//
+// A check whose modifiers or categories nest deeper than maxEncodeDepth is
+// an error, as a cycle is for encoding/json.
 func (c Check) MarshalJSON() ([]byte, error) {
+	if c.tooDeep() {
+		return nil, errCheckTooDeep
+	}
 	return c.appendJSON(make([]byte, 0, 1024)), nil
+}
+
+// maxEncodeDepth bounds the nesting of modifiers and of categories that
+// MarshalJSON follows. No check decoded from JSON comes near it
+// (encoding/json stops at 10,000 levels of arrays and objects); a deeper
+// one is almost surely a cycle, which would otherwise recurse until the
+// stack overflows.
+const maxEncodeDepth = 10000
+
+var errCheckTooDeep = errors.New("possync: modifiers or categories nest more than 10000 levels deep (a cycle?)")
+
+// tooDeep reports whether a modifier or category chain of c nests deeper
+// than maxEncodeDepth. It stops at the first such chain, so a cycle costs
+// maxEncodeDepth steps.
+func (c *Check) tooDeep() bool {
+	for i := range c.MenuItems {
+		if modifiersTooDeep(c.MenuItems[i].Modifiers, 1) {
+			return true
+		}
+		depth := 1
+		for cat := c.MenuItems[i].Category.Category; cat != nil; cat = cat.Category {
+			if depth++; depth > maxEncodeDepth {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func modifiersTooDeep(ms []Modifier, depth int) bool {
+	if len(ms) == 0 {
+		return false
+	}
+	if depth > maxEncodeDepth {
+		return true
+	}
+	for i := range ms {
+		if modifiersTooDeep(ms[i].Modifiers, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Check) appendJSON(b []byte) []byte {

@@ -3,6 +3,7 @@ package possync
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/hospo-dev/hospo-go/client"
@@ -89,4 +90,37 @@ func assertReflectEncoding(t *testing.T, c *Check) {
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("MarshalJSON (%v):\n%s\nencoding/json:\n%s", err, got, want)
 	}
+}
+
+// TestCheckMarshalJSONCycle checks that a check whose categories or
+// modifiers form a cycle is an error, as it is for encoding/json, and not
+// a stack overflow.
+func TestCheckMarshalJSONCycle(t *testing.T) {
+	t.Parallel()
+	category := Check{MenuItems: []MenuItem{{Name: "a"}}}
+	category.MenuItems[0].Category.Category = &category.MenuItems[0].Category
+	modifiers := Check{MenuItems: []MenuItem{{Name: "a", Modifiers: make([]Modifier, 1)}}}
+	modifiers.MenuItems[0].Modifiers[0].Modifiers = modifiers.MenuItems[0].Modifiers
+	for name, c := range map[string]*Check{"category": &category, "modifiers": &modifiers} {
+		if _, err := c.MarshalJSON(); !errors.Is(err, errCheckTooDeep) {
+			t.Errorf("%s cycle: MarshalJSON error %v, want errCheckTooDeep", name, err)
+		}
+	}
+	deep := func(modifiers, categories int) *Check {
+		c := &Check{MenuItems: []MenuItem{{Name: "a"}}}
+		for range modifiers {
+			c.MenuItems[0].Modifiers = []Modifier{{Name: "m", Modifiers: c.MenuItems[0].Modifiers}}
+		}
+		for range categories - 1 {
+			parent := c.MenuItems[0].Category
+			c.MenuItems[0].Category = Category{Name: "c", Category: &parent}
+		}
+		return c
+	}
+	for _, c := range []*Check{deep(maxEncodeDepth+1, 1), deep(1, maxEncodeDepth+1)} {
+		if _, err := c.MarshalJSON(); !errors.Is(err, errCheckTooDeep) {
+			t.Errorf("one level too deep: MarshalJSON error %v, want errCheckTooDeep", err)
+		}
+	}
+	assertReflectEncoding(t, deep(maxEncodeDepth, maxEncodeDepth)) // the deepest it encodes
 }
