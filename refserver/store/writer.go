@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // Group commit. SQLite has one writer at a time, so every write
@@ -40,7 +41,17 @@ type writeJob struct {
 	err   error
 	panic any // a panic of fn, re-raised in the caller's goroutine
 	done  chan struct{}
+	// state is who has the job: jobQueued until the writer takes it
+	// (jobTaken) or the caller withdraws it because its context ended
+	// (jobWithdrawn). Both sides claim it with a compare-and-swap.
+	state atomic.Int32
 }
+
+const (
+	jobQueued = iota
+	jobTaken
+	jobWithdrawn
+)
 
 // writer is the goroutine that owns the writer connection.
 type writer struct {
@@ -99,17 +110,28 @@ func (w *writer) do(ctx context.Context, fn func(tx *Tx) error) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	// Once handed over, fn may run: wait for it whatever ctx does, so
-	// that the caller never reads what fn writes while fn runs. The loop
-	// answers every job it takes before it stops, so a job still
-	// unanswered once it has stopped was queued too late and never ran.
-	select {
-	case <-j.done:
-	case <-w.stopped:
+	// While the job waits in the queue the caller may withdraw it when
+	// ctx ends. Once the writer has taken it, fn may run: wait for it
+	// whatever ctx does, so that the caller never reads what fn writes
+	// while fn runs. The loop answers every job it takes before it stops,
+	// so a job still unanswered once it has stopped was queued too late
+	// and never ran.
+	ctxDone := ctx.Done()
+wait:
+	for {
 		select {
 		case <-j.done:
-		default:
-			return errClosed
+			break wait
+		case <-ctxDone:
+			if j.state.CompareAndSwap(jobQueued, jobWithdrawn) {
+				return ctx.Err()
+			}
+			ctxDone = nil // the writer has it: wait for the answer
+		case <-w.stopped:
+			if !isClosed(j.done) {
+				return errClosed
+			}
+			break wait
 		}
 	}
 	if j.panic != nil {
@@ -124,25 +146,42 @@ func (w *writer) do(ctx context.Context, fn func(tx *Tx) error) error {
 	return nil
 }
 
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
 func (w *writer) loop() {
 	defer close(w.stopped)
 	batch := make([]*writeJob, 0, maxBatch)
 	for {
 		select {
 		case j := <-w.queue:
-			w.runBatch(append(batch[:0], j))
+			w.runBatch(take(batch[:0], j))
 		case <-w.closing:
 			// Jobs queued before the close still run.
 			for {
 				select {
 				case j := <-w.queue:
-					w.runBatch(append(batch[:0], j))
+					w.runBatch(take(batch[:0], j))
 				default:
 					return
 				}
 			}
 		}
 	}
+}
+
+// take appends j to batch unless its caller has withdrawn it.
+func take(batch []*writeJob, j *writeJob) []*writeJob {
+	if j.state.CompareAndSwap(jobQueued, jobTaken) {
+		batch = append(batch, j)
+	}
+	return batch
 }
 
 // runBatch adds the jobs waiting in the queue to batch, up to maxBatch,
@@ -152,10 +191,13 @@ collect:
 	for len(batch) < maxBatch {
 		select {
 		case j := <-w.queue:
-			batch = append(batch, j)
+			batch = take(batch, j)
 		default:
 			break collect
 		}
+	}
+	if len(batch) == 0 {
+		return
 	}
 	committed := w.run(batch)
 	for _, j := range batch {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -178,4 +179,55 @@ func TestGroupCommitClose(t *testing.T) {
 		rows += found
 	}
 	t.Logf("%d of %d writes committed before the close", rows, n)
+}
+
+// TestGroupCommitWithdraw checks that a write still queued behind a busy
+// writer returns when its context ends, and is then never run.
+func TestGroupCommitWithdraw(t *testing.T) {
+	t.Parallel()
+	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "w.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	started, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- db.Write(t.Context(), func(*Tx) error {
+			close(started)
+			<-release // keeps the writer busy
+			return nil
+		})
+	}()
+	<-started
+	ctx, cancel := context.WithCancel(t.Context())
+	var ran atomic.Bool
+	second := make(chan error, 1)
+	go func() {
+		second <- db.Write(ctx, func(*Tx) error {
+			ran.Store(true)
+			return nil
+		})
+	}()
+	for len(db.w.queue) == 0 { // until the second write is queued
+		runtime.Gosched()
+	}
+	cancel()
+	// The writer is still held in the first write, so the second can only
+	// return by being withdrawn; a hang here is the failure.
+	if err := <-second; !errors.Is(err, context.Canceled) {
+		t.Errorf("withdrawn write: %v, want context.Canceled", err)
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	// A write after both has gone through the writer, so the withdrawn
+	// job, if the writer was going to run it, would have run by now.
+	if err := db.Write(t.Context(), func(*Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if ran.Load() {
+		t.Error("the withdrawn write ran")
+	}
 }
