@@ -150,6 +150,9 @@ func TestMoneyJSON(t *testing.T) {
 	if txt, _ := m.MarshalText(); string(txt) != "12.50" {
 		t.Errorf("MarshalText = %s", txt)
 	}
+	if b, err := MoneyFromCents(-5).AppendText([]byte("x=")); err != nil || string(b) != "x=-0.05" {
+		t.Errorf("AppendText = %s, %v", b, err)
+	}
 }
 
 func TestMustParseMoneyPanics(t *testing.T) {
