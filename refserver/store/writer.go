@@ -146,6 +146,7 @@ wait:
 	return nil
 }
 
+// isClosed reports whether c is closed, without waiting.
 func isClosed(c chan struct{}) bool {
 	select {
 	case <-c:
