@@ -334,42 +334,28 @@ func (d *fastDecoder) checkField(key []byte, wc *wireCheck) bool {
 		if d.null() {
 			return true
 		}
-		ds := []*wireDiscount{}
-		ok := d.array(func() bool {
-			var p *wireDiscount
-			ok := d.discount(&p, 1)
-			ds = append(ds, p)
-			return ok
-		})
+		ds, ok := objectArray(d, 1, d.discountField)
 		wc.Discounts = &ds
 		return ok
 	case "menuItems":
 		if d.null() {
 			return true
 		}
-		ms := []*wireMenuItem{}
-		ok := d.array(func() bool {
-			var m *wireMenuItem
-			ok := nullableObject(d, &m, 1, d.menuItemField)
-			ms = append(ms, m)
-			return ok
-		})
+		ms, ok := objectArray(d, 1, d.menuItemField)
 		wc.MenuItems = &ms
 		return ok
 	}
 	return false
 }
 
-func (d *fastDecoder) discount(p **wireDiscount, depth int) bool {
-	return nullableObject(d, p, depth, func(w *wireDiscount, key []byte) bool {
-		switch string(key) {
-		case "name":
-			return d.str(&w.Name)
-		case "value":
-			return d.money(&w.Value)
-		}
-		return false
-	})
+func (d *fastDecoder) discountField(w *wireDiscount, key []byte) bool {
+	switch string(key) {
+	case "name":
+		return d.str(&w.Name)
+	case "value":
+		return d.money(&w.Value)
+	}
+	return false
 }
 
 // nullableObject reads null, leaving *p nil, or an object into a new T,
@@ -381,6 +367,19 @@ func nullableObject[T any](d *fastDecoder, p **T, depth int, field func(v *T, ke
 	v := new(T)
 	*p = v
 	return d.object(depth, func(key []byte) bool { return field(v, key) })
+}
+
+// objectArray reads an array whose elements are null or objects of T; an
+// empty array gives an empty, non-nil slice, as with encoding/json.
+func objectArray[T any](d *fastDecoder, depth int, field func(v *T, key []byte) bool) ([]*T, bool) {
+	out := []*T{}
+	ok := d.array(func() bool {
+		var v *T
+		ok := nullableObject(d, &v, depth, field)
+		out = append(out, v)
+		return ok
+	})
+	return out, ok
 }
 
 func (d *fastDecoder) menuItemField(m *wireMenuItem, key []byte) bool {
@@ -398,7 +397,7 @@ func (d *fastDecoder) menuItemField(m *wireMenuItem, key []byte) bool {
 	case "modifiers":
 		return d.modifiers(&m.Modifiers, 2)
 	case "discount":
-		return d.discount(&m.Discount, 2)
+		return nullableObject(d, &m.Discount, 2, d.discountField)
 	case "category":
 		return d.category(&m.Category, 2)
 	}
@@ -409,24 +408,18 @@ func (d *fastDecoder) modifiers(p *[]*wireModifier, depth int) bool {
 	if d.null() {
 		return true
 	}
-	ms := []*wireModifier{}
-	ok := d.array(func() bool {
-		var m *wireModifier
-		ok := nullableObject(d, &m, depth, func(m *wireModifier, key []byte) bool {
-			switch string(key) {
-			case "id":
-				return d.int64Field(&m.ID)
-			case "name":
-				return d.str(&m.Name)
-			case "price":
-				return d.money(&m.Price)
-			case "modifiers":
-				return d.modifiers(&m.Modifiers, depth+1)
-			}
-			return false
-		})
-		ms = append(ms, m)
-		return ok
+	ms, ok := objectArray(d, depth, func(m *wireModifier, key []byte) bool {
+		switch string(key) {
+		case "id":
+			return d.int64Field(&m.ID)
+		case "name":
+			return d.str(&m.Name)
+		case "price":
+			return d.money(&m.Price)
+		case "modifiers":
+			return d.modifiers(&m.Modifiers, depth+1)
+		}
+		return false
 	})
 	*p = ms
 	return ok

@@ -10,9 +10,6 @@ import (
 	"time"
 )
 
-// The writer never checkpoints inline, yet the WAL does not grow without
-// bound: the background checkpointer copies it back and the writer
-// restarts it once it is long.
 // walPages checkpoints the WAL and returns its length and how much of it
 // is in the database file, retrying while the background checkpointer
 // holds the checkpoint lock.
@@ -32,6 +29,9 @@ func walPages(t *testing.T, db *DB) (log, done int64) {
 	return 0, 0
 }
 
+// The writer never checkpoints inline, yet the WAL does not grow without
+// bound: the background checkpointer copies it back and the writer
+// restarts it once it is long.
 func TestWALIsCheckpointedAndRestarted(t *testing.T) {
 	t.Parallel()
 	db := openTest(t, filepath.Join(t.TempDir(), "w.db"), nil)
