@@ -2,14 +2,13 @@
 // repository's long-running commands: the reference server and the load
 // generator.
 //
-// The server keeps a live heap of a few MiB while every request allocates
-// tens of KiB, so with Go's default (GOGC=100: collect when the heap has
-// doubled) it collected 20-24 times a second at 5,000 check pushes/s. Each
-// collection takes a quarter of the CPUs for its marking and makes
-// allocating goroutines help, and on a two-core machine shared with the
-// load generator that showed in the latency tail. At GOGC=400 the heap
-// stays at tens of MiB; in alternated runs the check push p99 under load
-// was 17.5-23.5 ms against 28.8-46.4 ms at 100 (BENCHMARKS.md).
+// The server keeps a small live heap while every request allocates tens of
+// KiB, so with Go's default (GOGC=100: collect when the heap has doubled)
+// it collects many times a second under load. Each collection takes a
+// quarter of the CPUs for its marking and makes allocating goroutines
+// help, which shows in the latency tail on a small machine. A higher GOGC
+// trades a larger heap for far fewer collections (BENCHMARKS.md has the
+// figures).
 package gcpace
 
 import "runtime/debug"

@@ -11,10 +11,10 @@ import (
 // Checkpoints. In WAL mode a commit appends pages to the -wal file, and a
 // checkpoint copies them back into the database file. By default SQLite
 // checkpoints on the committing connection whenever the WAL has passed
-// 1,000 pages: here that is the single writer, so under a few thousand
-// writes per second every write stopped for the 5-15 ms of copying and
-// fsync every few hundred milliseconds, which made most of the check
-// push's p99 under load. So the writer connection never checkpoints on its
+// 1,000 pages: here that is the single writer, so under load every write
+// stopped, every few hundred milliseconds, for the copying and the fsync,
+// which made most of the check push's latency tail (BENCHMARKS.md, "How the
+// fleet figures got there"). So the writer connection never checkpoints on its
 // own (wal_autocheckpoint=0): a goroutine with a connection of its own
 // runs PASSIVE checkpoints, which block neither readers nor the writer,
 // whenever writes have committed.
@@ -28,17 +28,14 @@ import (
 
 // restartFrames is the WAL size (in pages) past which the writer helps:
 // 16,384 pages of 4 KiB, so the -wal file stays under about 64 MiB. Each
-// help costs the writer an fsync; at 4,096 pages it came every half second
-// under 5,000 pushes/s and showed in the push p99 (40-52 ms against
-// 24-40 ms now).
+// help costs the writer an fsync, so a smaller bound makes it come often
+// enough under load to show in the push's latency tail.
 const restartFrames = 16384
 
 // checkpointGap paces the background checkpoints. Each one ends with an
 // fsync of the database file, and on ext4 an fsync makes the writer's WAL
-// appends wait for the journal: with a checkpoint every 20 ms, single
-// commits took 15-30 ms several times a second and the push p99 at 5,000/s
-// was 46-78 ms; every 250 ms it is 24-39 ms, and the server spends less
-// CPU. Fewer, larger checkpoints also cost less in all.
+// appends wait for the journal, so frequent checkpoints stall single
+// commits. Fewer, larger checkpoints also cost less CPU in all.
 const checkpointGap = 250 * time.Millisecond
 
 type checkpointer struct {

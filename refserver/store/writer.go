@@ -20,11 +20,8 @@ import (
 // function's error rolls back only its own writes, then commits once and
 // answers them all. A function's writes are durable, and Write returns,
 // only after that COMMIT, exactly as with a transaction of its own.
-//
-// Measured with refserver/cmd/loadgen (1000 POS locations, 2 vCPUs shared
-// with the load generator): the same peak throughput within noise, p99 and
-// maximum latency at saturation three to four times lower, and 25-40% more
-// throughput while other processes compete for the CPUs.
+// Under a fleet of POS locations this keeps peak throughput and cuts the
+// latency tail at saturation (BENCHMARKS.md has the loadgen figures).
 
 // maxBatch bounds the functions sharing one transaction, so that the first
 // of a batch does not wait behind arbitrarily many others.
