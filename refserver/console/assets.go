@@ -13,9 +13,9 @@ import (
 var files embed.FS
 
 // templates maps a page name to its template set: the shared layout
-// (templates/layout.html) plus the page's own file, which
-// defines "content" (the page's body) and "live" (the part that its
-// script refreshes). "layout" alone is the set of the status line.
+// (templates/layout.html) plus the page's own file, which defines
+// "content" (the page's body) and "live" (the part that its script
+// refreshes). "layout" alone is the set of the status line.
 var templates = parseTemplates()
 
 // pageFiles are the templates besides the layout, by page name.

@@ -13,8 +13,8 @@ import (
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
-// listLimit caps each list on a console page (checks, payments,
-// orders, users); the newest are shown.
+// listLimit caps each list on a console page (checks, payments, orders,
+// users); the newest are shown.
 const listLimit = 200
 
 // journalLimit is how many requests the journal page shows without a

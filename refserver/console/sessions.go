@@ -24,8 +24,8 @@ const (
 	idleTimeout = 2 * time.Hour
 	// maxLifetime ends every session, used or not.
 	maxLifetime = 12 * time.Hour
-	// maxSessions bounds memory: logging in beyond it ends the
-	// oldest session.
+	// maxSessions bounds memory: logging in beyond it ends the oldest
+	// session.
 	maxSessions = 64
 )
 
@@ -38,9 +38,9 @@ type session struct {
 	flashErr bool      // whether flash reports a failure
 }
 
-// sessions holds the sessions, keyed by the SHA-256 of their id so
-// that the map never holds a usable cookie value. It is safe for
-// concurrent use.
+// sessions holds the sessions, keyed by the SHA-256 of their id so that
+// the map never holds a usable cookie value. It is safe for concurrent
+// use.
 type sessions struct {
 	now func() time.Time
 
