@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -148,19 +147,5 @@ func TestParseJournalQuery(t *testing.T) {
 				t.Errorf("bad parameters (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestJournalViewSubject(t *testing.T) {
-	t.Parallel()
-	id := func(n int64) *int64 { return &n }
-	code := 403001
-	e := journalEntry{Seq: 3, Time: time.Date(2030, 1, 2, 3, 4, 5, 6e6, time.UTC), Method: "POST", Route: "/x", Status: 403,
-		ErrorCode: &code, DurationMs: 1.25, Credential: "pos", POSLocationID: id(1), LocationID: id(2)}
-	got := newJournalView(e)
-	want := journalView{Seq: 3, Time: "03:04:05.006", Method: "POST", Route: "/x", Status: 403, StatusKind: "client-error",
-		ErrorCode: "403001", Duration: "1.2 ms", Credential: "pos", Subject: "location 1", LocationID: "2"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

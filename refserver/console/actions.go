@@ -1,4 +1,4 @@
-package refserver
+package console
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/hospo-dev/hospo-go/client"
 )
 
 // The console's controls. Each one is a request to the sandbox admin API,
@@ -56,7 +58,7 @@ func (a adminResult) ok() bool { return a.status >= 200 && a.status < 300 }
 
 // adminCall sends an admin API request in-process and returns its answer.
 // body, when not nil, is sent as JSON.
-func (c *console) adminCall(r *http.Request, method, path string, body any) (adminResult, error) {
+func (h *Handler) adminCall(r *http.Request, method, path string, body any) (adminResult, error) {
 	var rd io.Reader = http.NoBody
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -74,12 +76,12 @@ func (c *console) adminCall(r *http.Request, method, path string, body any) (adm
 	}
 	req.Host = r.Host
 	req.RemoteAddr = r.RemoteAddr
-	req.Header.Set(headerAdminKey, c.s.cfg.AdminKey)
+	req.Header.Set(client.HeaderAdminKey, h.cfg.AdminKey)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	rec := &adminRecorder{header: http.Header{}}
-	c.api.ServeHTTP(rec, req)
+	h.cfg.API.ServeHTTP(rec, req)
 	if rec.status == 0 {
 		rec.status = http.StatusOK
 	}
@@ -109,18 +111,18 @@ func (a *adminRecorder) Write(b []byte) (int, error) {
 
 // finish reports an action's outcome on the controls page (post, redirect,
 // get: reloading the page does not repeat the action).
-func (c *console) finish(w http.ResponseWriter, r *http.Request, res adminResult, err error, success string) {
+func (h *Handler) finish(w http.ResponseWriter, r *http.Request, res adminResult, err error, success string) {
 	sess := sessionFrom(r)
 	switch {
 	case err != nil:
-		c.s.log.Error("console action", "path", r.URL.Path, "err", err.Error())
-		c.sessions.setFlash(sess, "Internal error; see the server log.", true)
+		h.log.Error("console action", "path", r.URL.Path, "err", err.Error())
+		h.sessions.setFlash(sess, "Internal error; see the server log.", true)
 	case !res.ok():
-		c.sessions.setFlash(sess, res.failure(), true)
+		h.sessions.setFlash(sess, res.failure(), true)
 	default:
-		c.sessions.setFlash(sess, success, false)
+		h.sessions.setFlash(sess, success, false)
 	}
-	http.Redirect(w, r, consolePrefix+"/controls", http.StatusSeeOther)
+	http.Redirect(w, r, Prefix+"/controls", http.StatusSeeOther)
 }
 
 // formInt reads an optional integer field; ok is false when it is present
@@ -135,24 +137,26 @@ func formInt(r *http.Request, name string) (n int64, present, ok bool) {
 }
 
 // handleAdvanceClock moves the virtual clock: POST /sandbox/clock.
-func (c *console) handleAdvanceClock(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) handleAdvanceClock(w http.ResponseWriter, r *http.Request) {
 	secs, present, ok := formInt(r, "advanceSeconds")
 	if !present || !ok {
-		c.sessions.setFlash(sessionFrom(r), "Advance by: enter a whole number of seconds.", true)
-		http.Redirect(w, r, consolePrefix+"/controls", http.StatusSeeOther)
+		h.sessions.setFlash(sessionFrom(r), "Advance by: enter a whole number of seconds.", true)
+		http.Redirect(w, r, Prefix+"/controls", http.StatusSeeOther)
 		return
 	}
-	res, err := c.adminCall(r, http.MethodPost, "/sandbox/clock", map[string]int64{"advanceSeconds": secs})
-	msg := "Clock advanced by " + consoleDuration(max(secs, 0)) + "."
-	var clock clockResponse
-	if err == nil && res.ok() && json.Unmarshal(res.body, &clock) == nil {
-		msg += " Server time is now " + time.Unix(clock.ServerTime, 0).UTC().Format(consoleTimeLayout) + "."
+	res, err := h.adminCall(r, http.MethodPost, "/sandbox/clock", map[string]int64{"advanceSeconds": secs})
+	msg := "Clock advanced by " + formatDuration(max(secs, 0)) + "."
+	var clock struct {
+		ServerTime int64 `json:"serverTime"`
 	}
-	c.finish(w, r, res, err, msg)
+	if err == nil && res.ok() && json.Unmarshal(res.body, &clock) == nil {
+		msg += " Server time is now " + time.Unix(clock.ServerTime, 0).UTC().Format(timeLayout) + "."
+	}
+	h.finish(w, r, res, err, msg)
 }
 
 // handleAddFault injects a fault: POST /sandbox/faults.
-func (c *console) handleAddFault(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) handleAddFault(w http.ResponseWriter, r *http.Request) {
 	body := map[string]any{
 		"method":      strings.TrimSpace(r.PostForm.Get("method")),
 		"pathPrefix":  strings.TrimSpace(r.PostForm.Get("pathPrefix")),
@@ -161,32 +165,32 @@ func (c *console) handleAddFault(w http.ResponseWriter, r *http.Request) {
 	for _, name := range []string{"status", "count", "latencyMs"} {
 		n, present, ok := formInt(r, name)
 		if !ok {
-			c.sessions.setFlash(sessionFrom(r), name+": enter a whole number.", true)
-			http.Redirect(w, r, consolePrefix+"/controls", http.StatusSeeOther)
+			h.sessions.setFlash(sessionFrom(r), name+": enter a whole number.", true)
+			http.Redirect(w, r, Prefix+"/controls", http.StatusSeeOther)
 			return
 		}
 		if present {
 			body[name] = n
 		}
 	}
-	res, err := c.adminCall(r, http.MethodPost, "/sandbox/faults", body)
-	c.finish(w, r, res, err, "Fault added.")
+	res, err := h.adminCall(r, http.MethodPost, "/sandbox/faults", body)
+	h.finish(w, r, res, err, "Fault added.")
 }
 
 // handleClearFaults removes every fault: DELETE /sandbox/faults.
-func (c *console) handleClearFaults(w http.ResponseWriter, r *http.Request) {
-	res, err := c.adminCall(r, http.MethodDelete, "/sandbox/faults", nil)
-	c.finish(w, r, res, err, "Faults cleared.")
+func (h *Handler) handleClearFaults(w http.ResponseWriter, r *http.Request) {
+	res, err := h.adminCall(r, http.MethodDelete, "/sandbox/faults", nil)
+	h.finish(w, r, res, err, "Faults cleared.")
 }
 
 // handleReset puts the sandbox back to a fresh demo fixture: POST
 // /sandbox/reset. The form must tick its confirmation box.
-func (c *console) handleReset(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) handleReset(w http.ResponseWriter, r *http.Request) {
 	if r.PostForm.Get("confirm") != "yes" {
-		c.sessions.setFlash(sessionFrom(r), "Tick the box to confirm the reset.", true)
-		http.Redirect(w, r, consolePrefix+"/controls", http.StatusSeeOther)
+		h.sessions.setFlash(sessionFrom(r), "Tick the box to confirm the reset.", true)
+		http.Redirect(w, r, Prefix+"/controls", http.StatusSeeOther)
 		return
 	}
-	res, err := c.adminCall(r, http.MethodPost, "/sandbox/reset", nil)
-	c.finish(w, r, res, err, "Sandbox reset to a fresh demo fixture; the clock is back at real time.")
+	res, err := h.adminCall(r, http.MethodPost, "/sandbox/reset", nil)
+	h.finish(w, r, res, err, "Sandbox reset to a fresh demo fixture; the clock is back at real time.")
 }

@@ -1,4 +1,4 @@
-package refserver
+package console
 
 import (
 	"crypto/rand"
@@ -18,19 +18,19 @@ import (
 // console does not log anyone out.
 
 const (
-	// consoleCookie is the session cookie's name.
-	consoleCookie = "hospo_console_session"
-	// consoleIdleTimeout ends a session that has not been used for a while.
-	consoleIdleTimeout = 2 * time.Hour
-	// consoleMaxLifetime ends every session, used or not.
-	consoleMaxLifetime = 12 * time.Hour
-	// consoleMaxSessions bounds memory: logging in beyond it ends the
-	// oldest session.
-	consoleMaxSessions = 64
+	// cookieName is the session cookie's name.
+	cookieName = "hospo_console_session"
+	// idleTimeout ends a session that has not been used for a while.
+	idleTimeout = 2 * time.Hour
+	// maxLifetime ends every session, used or not.
+	maxLifetime = 12 * time.Hour
+	// maxSessions bounds memory: logging in beyond it ends the oldest
+	// session.
+	maxSessions = 64
 )
 
-// consoleSession is one logged-in browser.
-type consoleSession struct {
+// session is one logged-in browser.
+type session struct {
 	csrf     string    // token every state-changing request must carry
 	created  time.Time // real time
 	lastSeen time.Time // real time
@@ -38,18 +38,18 @@ type consoleSession struct {
 	flashErr bool      // whether flash reports a failure
 }
 
-// consoleSessions holds the sessions, keyed by the SHA-256 of their id so
-// that the map never holds a usable cookie value. It is safe for
-// concurrent use.
-type consoleSessions struct {
+// sessions holds the sessions, keyed by the SHA-256 of their id so that
+// the map never holds a usable cookie value. It is safe for concurrent
+// use.
+type sessions struct {
 	now func() time.Time
 
 	mu   sync.Mutex
-	byID map[[32]byte]*consoleSession
+	byID map[[32]byte]*session
 }
 
-func newConsoleSessions(now func() time.Time) *consoleSessions {
-	return &consoleSessions{now: now, byID: map[[32]byte]*consoleSession{}}
+func newSessions(now func() time.Time) *sessions {
+	return &sessions{now: now, byID: map[[32]byte]*session{}}
 }
 
 // randomToken returns 32 random bytes in hex.
@@ -60,15 +60,15 @@ func randomToken() string {
 }
 
 // create starts a session and returns its id (the cookie value).
-func (cs *consoleSessions) create() string {
+func (cs *sessions) create() string {
 	id := randomToken()
 	now := cs.now()
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	cs.sweep(now)
-	if len(cs.byID) >= consoleMaxSessions {
+	if len(cs.byID) >= maxSessions {
 		var oldestKey [32]byte
-		var oldest *consoleSession
+		var oldest *session
 		for k, s := range cs.byID {
 			if oldest == nil || s.created.Before(oldest.created) {
 				oldestKey, oldest = k, s
@@ -76,12 +76,12 @@ func (cs *consoleSessions) create() string {
 		}
 		delete(cs.byID, oldestKey)
 	}
-	cs.byID[sha256.Sum256([]byte(id))] = &consoleSession{csrf: randomToken(), created: now, lastSeen: now}
+	cs.byID[sha256.Sum256([]byte(id))] = &session{csrf: randomToken(), created: now, lastSeen: now}
 	return id
 }
 
 // sweep drops expired sessions. cs.mu must be held.
-func (cs *consoleSessions) sweep(now time.Time) {
+func (cs *sessions) sweep(now time.Time) {
 	for k, s := range cs.byID {
 		if s.expired(now) {
 			delete(cs.byID, k)
@@ -89,13 +89,13 @@ func (cs *consoleSessions) sweep(now time.Time) {
 	}
 }
 
-func (s *consoleSession) expired(now time.Time) bool {
-	return now.Sub(s.lastSeen) > consoleIdleTimeout || now.Sub(s.created) > consoleMaxLifetime
+func (s *session) expired(now time.Time) bool {
+	return now.Sub(s.lastSeen) > idleTimeout || now.Sub(s.created) > maxLifetime
 }
 
 // lookup returns the live session with the given id and marks it used; an
 // expired one is removed.
-func (cs *consoleSessions) lookup(id string) (*consoleSession, bool) {
+func (cs *sessions) lookup(id string) (*session, bool) {
 	if id == "" {
 		return nil, false
 	}
@@ -116,14 +116,14 @@ func (cs *consoleSessions) lookup(id string) (*consoleSession, bool) {
 }
 
 // end removes the session with the given id.
-func (cs *consoleSessions) end(id string) {
+func (cs *sessions) end(id string) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	delete(cs.byID, sha256.Sum256([]byte(id)))
 }
 
 // csrfToken returns the session's CSRF token.
-func (cs *consoleSessions) csrfToken(s *consoleSession) string {
+func (cs *sessions) csrfToken(s *session) string {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	return s.csrf
@@ -131,20 +131,20 @@ func (cs *consoleSessions) csrfToken(s *consoleSession) string {
 
 // checkCSRF reports whether token is the session's CSRF token, in
 // constant time.
-func (cs *consoleSessions) checkCSRF(s *consoleSession, token string) bool {
+func (cs *sessions) checkCSRF(s *session, token string) bool {
 	want := cs.csrfToken(s)
 	return token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(want)) == 1
 }
 
 // setFlash leaves a message for the session's next page.
-func (cs *consoleSessions) setFlash(s *consoleSession, msg string, isErr bool) {
+func (cs *sessions) setFlash(s *session, msg string, isErr bool) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	s.flash, s.flashErr = msg, isErr
 }
 
 // takeFlash returns and clears the session's message.
-func (cs *consoleSessions) takeFlash(s *consoleSession) (msg string, isErr bool) {
+func (cs *sessions) takeFlash(s *session) (msg string, isErr bool) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	msg, isErr = s.flash, s.flashErr
@@ -157,9 +157,9 @@ func (cs *consoleSessions) takeFlash(s *consoleSession) (msg string, isErr bool)
 // too); a plain-HTTP sandbox on localhost could not set a Secure cookie.
 func sessionCookie(r *http.Request, id string, maxAge int) *http.Cookie {
 	return &http.Cookie{
-		Name:     consoleCookie,
+		Name:     cookieName,
 		Value:    id,
-		Path:     consolePrefix,
+		Path:     Prefix,
 		MaxAge:   maxAge,
 		HttpOnly: true,
 		Secure:   r.TLS != nil,

@@ -1,4 +1,4 @@
-package refserver
+package console
 
 import (
 	"fmt"
@@ -17,30 +17,30 @@ import (
 // users or POSes supplied (names, nicknames, staff ids, error details) is
 // never marked safe.
 
-// consoleTimeLayout is how the console shows times (always UTC, the zone
+// timeLayout is how the console shows times (always UTC, the zone
 // of the API's own time formats).
-const consoleTimeLayout = "2006-01-02 15:04:05"
+const timeLayout = "2006-01-02 15:04:05"
 
-// consoleTime formats Unix seconds, "" for nil.
-func consoleTime(unix *int64) string {
+// formatTime formats Unix seconds, "" for nil.
+func formatTime(unix *int64) string {
 	if unix == nil {
 		return ""
 	}
-	return time.Unix(*unix, 0).UTC().Format(consoleTimeLayout)
+	return time.Unix(*unix, 0).UTC().Format(timeLayout)
 }
 
-// consoleAgo says how long before now (Unix seconds) t was: "42s ago",
+// ago says how long before now (Unix seconds) t was: "42s ago",
 // "5m 3s ago", or "in 10s" for a time ahead of now.
-func consoleAgo(t, now int64) string {
+func ago(t, now int64) string {
 	if d := now - t; d < 0 {
-		return "in " + consoleDuration(-d)
+		return "in " + formatDuration(-d)
 	}
-	return consoleDuration(now-t) + " ago"
+	return formatDuration(now-t) + " ago"
 }
 
-// consoleDuration formats a non-negative number of seconds with its two
+// formatDuration formats a non-negative number of seconds with its two
 // largest units: "42s", "5m 3s", "2h 5m", "3d 4h".
-func consoleDuration(d int64) string {
+func formatDuration(d int64) string {
 	switch {
 	case d < 60:
 		return fmt.Sprintf("%ds", d)
@@ -52,8 +52,8 @@ func consoleDuration(d int64) string {
 	return fmt.Sprintf("%dd %dh", d/86400, d%86400/3600)
 }
 
-// consoleMoney formats cents as the API does ("12.50").
-func consoleMoney(cents int64) string { return client.MoneyFromCents(cents).String() }
+// formatMoney formats cents as the API does ("12.50").
+func formatMoney(cents int64) string { return client.MoneyFromCents(cents).String() }
 
 // maskCard shows a wallet entry's number as the first six digits, six
 // asterisks and the last four, or only "•••• last4" when the first six are
@@ -100,21 +100,23 @@ type locationView struct {
 	PendingPayments    int64
 }
 
-func newLocationView(l store.ConsoleLocation, now int64) locationView {
+// newLocationView shows l at now (Unix seconds); a heartbeat at most
+// online old shows the location online.
+func newLocationView(l store.ConsoleLocation, now int64, online time.Duration) locationView {
 	v := locationView{
 		ID:              l.LocationID,
 		Name:            l.Name,
 		Gateway:         l.Gateway,
 		POSStatus:       string(wallet.POSStatusOffline),
-		LastHeartbeat:   consoleTime(l.LastHeartbeat),
+		LastHeartbeat:   formatTime(l.LastHeartbeat),
 		HasUniversalPOS: l.POSURL != nil,
 		OpenBills:       l.OpenBills,
 		PendingPayments: l.PendingPayments,
 	}
 	// The same rule as GET /v1/location/{id}'s posStatus.
 	if l.LastHeartbeat != nil {
-		v.HeartbeatAgo = consoleAgo(*l.LastHeartbeat, now)
-		if heartbeatFresh(*l.LastHeartbeat, now) {
+		v.HeartbeatAgo = ago(*l.LastHeartbeat, now)
+		if now-*l.LastHeartbeat <= int64(online.Seconds()) {
 			v.POSStatus = string(wallet.POSStatusOnline)
 		}
 	}
@@ -127,10 +129,10 @@ func newLocationView(l store.ConsoleLocation, now int64) locationView {
 	if l.POSHealthMessage != nil {
 		v.POSHealthMessage = *l.POSHealthMessage
 	}
-	v.POSHealthCheckedAt = consoleTime(l.POSHealthCheckedAt)
-	v.MenuSyncedAt = consoleTime(l.MenuSyncedAt)
+	v.POSHealthCheckedAt = formatTime(l.POSHealthCheckedAt)
+	v.MenuSyncedAt = formatTime(l.MenuSyncedAt)
 	if l.MenuSyncedAt != nil {
-		v.MenuSyncedAgo = consoleAgo(*l.MenuSyncedAt, now)
+		v.MenuSyncedAgo = ago(*l.MenuSyncedAt, now)
 	}
 	return v
 }
@@ -161,12 +163,12 @@ func newBillView(b store.ConsoleBill, now int64) billView {
 		TableNumber:   b.TableNumber,
 		StaffID:       b.StaffID,
 		Guests:        b.Guests,
-		Total:         consoleMoney(b.TotalAmount),
-		Outstanding:   consoleMoney(b.OutstandingAmount),
-		ServiceCharge: consoleMoney(b.ServiceChargeAmount),
-		TipsPaid:      consoleMoney(b.TipsPaid),
-		LastUpdated:   consoleTime(&b.LastUpdated),
-		UpdatedAgo:    consoleAgo(b.LastUpdated, now),
+		Total:         formatMoney(b.TotalAmount),
+		Outstanding:   formatMoney(b.OutstandingAmount),
+		ServiceCharge: formatMoney(b.ServiceChargeAmount),
+		TipsPaid:      formatMoney(b.TipsPaid),
+		LastUpdated:   formatTime(&b.LastUpdated),
+		UpdatedAgo:    ago(b.LastUpdated, now),
 	}
 }
 
@@ -191,11 +193,11 @@ func newPaymentView(p store.ConsolePayment) paymentView {
 		UserID:      p.UserID,
 		CardID:      p.CardID,
 		Card:        maskCard("", p.CardLast4),
-		Amount:      consoleMoney(p.Amount),
-		Tip:         consoleMoney(p.Tip),
+		Amount:      formatMoney(p.Amount),
+		Tip:         formatMoney(p.Tip),
 		Status:      p.Status,
-		CreatedAt:   consoleTime(&p.CreatedAt),
-		AcceptedAt:  consoleTime(p.AcceptedAt),
+		CreatedAt:   formatTime(&p.CreatedAt),
+		AcceptedAt:  formatTime(p.AcceptedAt),
 	}
 }
 
@@ -224,11 +226,11 @@ func newOrderView(o store.ConsoleOrder) orderView {
 	v := orderView{
 		OrderID:       o.OrderID,
 		UserID:        o.UserID,
-		Total:         consoleMoney(o.Total),
+		Total:         formatMoney(o.Total),
 		Status:        o.Status,
 		Attempts:      o.Attempts,
-		NextAttemptAt: consoleTime(o.NextAttemptAt),
-		CreatedAt:     consoleTime(&o.CreatedAt),
+		NextAttemptAt: formatTime(o.NextAttemptAt),
+		CreatedAt:     formatTime(&o.CreatedAt),
 	}
 	if o.FulfillmentType != nil {
 		v.FulfillmentType = *o.FulfillmentType
@@ -240,7 +242,7 @@ func newOrderView(o store.ConsoleOrder) orderView {
 		v.LastError = *o.LastError
 	}
 	for _, e := range o.Events {
-		v.Events = append(v.Events, orderEventView{Status: e.Status, Detail: e.Detail, At: consoleTime(&e.At)})
+		v.Events = append(v.Events, orderEventView{Status: e.Status, Detail: e.Detail, At: formatTime(&e.At)})
 	}
 	return v
 }
@@ -264,7 +266,7 @@ type cardView struct {
 	Expiry    string
 	Default   bool
 	CreatedAt string
-	Flags     []providerFlag // one per provider, in gateways order
+	Flags     []providerFlag // one per provider, in Config.Gateways order
 }
 
 // providerFlag is one of a card's provider flags (interface.md 2.2).
@@ -273,12 +275,12 @@ type providerFlag struct {
 	Held     bool
 }
 
-func newUserView(u store.ConsoleUser) userView {
+func newUserView(u store.ConsoleUser, gateways []string) userView {
 	v := userView{
 		UserID:      u.UserID,
 		Status:      u.UserStatus,
-		DateCreated: consoleTime(&u.DateCreated),
-		LastUpdated: consoleTime(&u.LastUpdated),
+		DateCreated: formatTime(&u.DateCreated),
+		LastUpdated: formatTime(&u.LastUpdated),
 	}
 	for _, c := range u.Cards {
 		cv := cardView{
@@ -289,7 +291,7 @@ func newUserView(u store.ConsoleUser) userView {
 			Status:    wallet.CardStatus(c.CardStatusID).String(),
 			Expiry:    c.ExpiryMonth + "/" + c.ExpiryYear,
 			Default:   u.DefaultCardID != nil && *u.DefaultCardID == c.CardID,
-			CreatedAt: consoleTime(&c.CreatedAt),
+			CreatedAt: formatTime(&c.CreatedAt),
 		}
 		for _, g := range gateways {
 			cv.Flags = append(cv.Flags, providerFlag{Provider: g, Held: slices.Contains(c.Providers, g)})
@@ -315,7 +317,7 @@ type journalView struct {
 	LocationID string
 }
 
-func newJournalView(e journalEntry) journalView {
+func newJournalView(e JournalEntry) journalView {
 	v := journalView{
 		Seq:        e.Seq,
 		Time:       e.Time.UTC().Format("15:04:05.000"),
