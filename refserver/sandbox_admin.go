@@ -148,7 +148,7 @@ func (s *Server) handleCreateLocation(w http.ResponseWriter, r *http.Request) {
 			return nil, err
 		}
 		if req.POSURL != nil {
-			tx.AfterCommit(func() { s.onPOSRegistered(id) })
+			tx.AfterCommit(func() { s.monitor.Registered(id) })
 		}
 		return createLocationResponse{LocationID: id, POSAccessToken: token}, nil
 	})
@@ -291,7 +291,7 @@ func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, id := range ds.LocationIDs {
-		s.onPOSRegistered(id)
+		s.monitor.Registered(id)
 	}
 	writeRaw(w, http.StatusOK, body)
 }

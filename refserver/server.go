@@ -18,6 +18,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/refserver/openapi"
+	"github.com/hospo-dev/hospo-go/refserver/outbound"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
@@ -94,12 +95,12 @@ type Server struct {
 	idem    *keylock.Set
 	handler http.Handler
 
-	// orderWake tells the order dispatcher that an order became due; one
-	// buffered signal is as good as many.
-	orderWake chan struct{}
-	// pos is the universal POS monitor: health checks, menu syncs and the
-	// demo POS handler.
-	pos *posMonitor
+	// orders sends orders to the universal POSes; monitor checks their
+	// health and syncs their menus.
+	orders  *outbound.Dispatcher
+	monitor *outbound.Monitor
+	// demoPOS is the built-in demo universal POS.
+	demoPOS http.Handler
 
 	// validate is the OpenAPI request validator (Config.ValidateRequests),
 	// nil when off.
@@ -162,10 +163,8 @@ func New(cfg Config) (*Server, error) {
 		faults:  &sandbox.Faults{},
 		limiter: newRateLimiter(cfg.RateLimit, cfg.RateBurst),
 		idem:    new(keylock.Set),
-
-		orderWake: make(chan struct{}, 1),
+		demoPOS: sandbox.NewDemoPOSHandler(cfg.AdminKey, cfg.Logger),
 	}
-	s.pos = newPOSMonitor(s)
 	cert, err := sandbox.LoadOrCreateCertificate(cfg.DBPath, cfg.Now())
 	if err != nil {
 		return nil, fmt.Errorf("refserver: %w", err)
@@ -178,6 +177,14 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("refserver: %w", err)
 	}
 	s.db = db
+	s.orders = outbound.NewOrderDispatcher(outbound.OrderConfig{
+		DB: db, Now: s.clock.Now, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
+		RetryBase: cfg.OrderRetryBase, RetryMax: cfg.OrderRetryMax,
+	})
+	s.monitor = outbound.NewMonitor(outbound.MonitorConfig{
+		DB: db, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
+		HealthInterval: cfg.POSHealthInterval, MenuSyncInterval: cfg.MenuSyncInterval,
+	})
 	if err := s.loadClock(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("refserver: %w", err)
@@ -198,10 +205,10 @@ func New(cfg Config) (*Server, error) {
 	s.handler = s.routes()
 
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.wg.Go(func() { s.runOrderDispatcher(s.ctx) })
-	s.wg.Go(func() { s.runPOSMonitor(s.ctx) })
+	s.wg.Go(func() { s.orders.Run(s.ctx) })
+	s.wg.Go(func() { s.monitor.Run(s.ctx) })
 	for _, id := range registered {
-		s.onPOSRegistered(id)
+		s.monitor.Registered(id)
 	}
 	return s, nil
 }
