@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -99,8 +98,9 @@ type Server struct {
 	// health and syncs their menus.
 	orders  *outbound.Dispatcher
 	monitor *outbound.Monitor
-	// demoPOS is the built-in demo universal POS.
+	// demoPOS is the built-in demo universal POS; demo is the demo fixture.
 	demoPOS http.Handler
+	demo    sandbox.Demo
 
 	// validate is the OpenAPI request validator (Config.ValidateRequests),
 	// nil when off.
@@ -164,6 +164,7 @@ func New(cfg Config) (*Server, error) {
 		limiter: newRateLimiter(cfg.RateLimit, cfg.RateBurst),
 		idem:    new(keylock.Set),
 		demoPOS: sandbox.NewDemoPOSHandler(cfg.AdminKey, cfg.Logger),
+		demo:    sandbox.Demo{AdminKey: cfg.AdminKey, POSURL: cfg.BaseURL + sandbox.DemoPOSPath},
 	}
 	cert, err := sandbox.LoadOrCreateCertificate(cfg.DBPath, cfg.Now())
 	if err != nil {
@@ -190,7 +191,12 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("refserver: %w", err)
 	}
 	var registered []int64
-	if registered, err = s.ensureFixture(ctx); err != nil {
+	err = db.Write(ctx, func(tx *store.Tx) error {
+		var err error
+		registered, err = s.demo.Ensure(tx)
+		return err
+	})
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("refserver: demo fixture: %w", err)
 	}
@@ -252,7 +258,7 @@ func (s *Server) Fixtures(ctx context.Context) (sandbox.Fixtures, error) {
 	var f sandbox.Fixtures
 	err := s.db.Read(ctx, func(tx *store.Tx) error {
 		var err error
-		f, err = s.fixtures(tx)
+		f, err = s.demo.Fixtures(tx)
 		return err
 	})
 	return f, err
@@ -273,18 +279,8 @@ func (s *Server) Close() error {
 // loadClock restores the virtual clock's offset from sandbox_state.
 func (s *Server) loadClock(ctx context.Context) error {
 	return s.db.Read(ctx, func(tx *store.Tx) error {
-		v, err := tx.State(stateClockOffset)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		secs, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return fmt.Errorf("bad %s %q: %w", stateClockOffset, v, err)
-		}
-		s.clock.SetOffset(time.Duration(secs) * time.Second)
-		return nil
+		d, err := sandbox.ClockOffset(tx)
+		s.clock.SetOffset(d)
+		return err
 	})
 }
