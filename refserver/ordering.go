@@ -26,10 +26,6 @@ func (s *Server) mountOrdering(r chi.Router) {
 	r.With(s.version(3), s.requireUser).Post("/ordering/v3/order/{orderId}/fulfillment-type/{method}", s.handleSetFulfillment)
 }
 
-// runOrderDispatcher delivers orders to the locations' universal POSes
-// until ctx ends (see dispatcher.go).
-func (s *Server) runOrderDispatcher(ctx context.Context) { s.dispatchOrders(ctx) }
-
 // orderRequiredPaths are the fields of an order request that must be
 // present and not null, options included down to the deepest nesting
 // allowed.
@@ -165,7 +161,7 @@ func (s *Server) handleSetFulfillment(w http.ResponseWriter, r *http.Request) {
 			}
 			return nil, err
 		}
-		tx.AfterCommit(s.wakeOrderDispatcher)
+		tx.AfterCommit(s.orders.Wake)
 		return struct{}{}, nil
 	})
 }

@@ -102,22 +102,6 @@ func sortedKeysOf(m map[string]string) []string {
 	return out
 }
 
-func TestOrderBackoff(t *testing.T) {
-	t.Parallel()
-	s := &Server{cfg: Config{OrderRetryBase: time.Second, OrderRetryMax: 60 * time.Second}}
-	var got []time.Duration
-	for n := 1; n <= 9; n++ {
-		got = append(got, s.orderBackoff(n))
-	}
-	want := []time.Duration{1, 2, 4, 8, 16, 32, 60, 60, 60}
-	for i := range want {
-		want[i] *= time.Second
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("backoff (-want +got):\n%s", diff)
-	}
-}
-
 func TestNewOrderID(t *testing.T) {
 	t.Parallel()
 	seen := map[string]bool{}

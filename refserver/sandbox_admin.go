@@ -52,7 +52,7 @@ func (s *Server) handleFixtures(w http.ResponseWriter, r *http.Request) {
 	var f sandbox.Fixtures
 	err := s.db.Read(r.Context(), func(tx *store.Tx) error {
 		var err error
-		f, err = s.fixtures(tx)
+		f, err = s.demo.Fixtures(tx)
 		return err
 	})
 	if err != nil {
@@ -75,7 +75,7 @@ func (s *Server) handleCreateUser(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		token := newSecret(sandbox.UserTokenPrefix)
+		token := sandbox.NewCredential(sandbox.UserTokenPrefix)
 		if err := tx.InsertUserToken(store.HashSecret(token), id, nil); err != nil {
 			return nil, err
 		}
@@ -143,12 +143,12 @@ func (s *Server) handleCreateLocation(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		token := newSecret(sandbox.POSTokenPrefix)
+		token := sandbox.NewCredential(sandbox.POSTokenPrefix)
 		if err := tx.InsertPOSToken(store.HashSecret(token), id); err != nil {
 			return nil, err
 		}
 		if req.POSURL != nil {
-			tx.AfterCommit(func() { s.onPOSRegistered(id) })
+			tx.AfterCommit(func() { s.monitor.Registered(id) })
 		}
 		return createLocationResponse{LocationID: id, POSAccessToken: token}, nil
 	})
@@ -193,7 +193,7 @@ func (s *Server) handleCreateAPIKey(w http.ResponseWriter, r *http.Request) {
 		locs := slices.Clone(req.LocationIDs)
 		slices.Sort(locs)
 		locs = slices.Compact(locs)
-		key := newSecret(sandbox.APIKeyPrefix)
+		key := sandbox.NewCredential(sandbox.APIKeyPrefix)
 		id, err := tx.InsertAPIKey(store.HashSecret(key), locs)
 		if err != nil {
 			return nil, err
@@ -237,24 +237,15 @@ func (s *Server) handleAdvanceClock(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mutate(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
-		var cur int64
-		v, err := tx.State(stateClockOffset)
-		switch {
-		case err == nil:
-			if cur, err = strconv.ParseInt(v, 10, 64); err != nil {
-				return nil, fmt.Errorf("bad %s: %w", stateClockOffset, err)
-			}
-		case err != store.ErrNotFound:
+		step := time.Duration(req.AdvanceSeconds) * time.Second
+		next, err := sandbox.AdvanceClock(tx, step)
+		if err != nil {
 			return nil, err
 		}
-		next := cur + req.AdvanceSeconds
-		if err := tx.SetState(stateClockOffset, strconv.FormatInt(next, 10)); err != nil {
-			return nil, err
-		}
-		tx.AfterCommit(func() { s.clock.SetOffset(time.Duration(next) * time.Second) })
+		tx.AfterCommit(func() { s.clock.SetOffset(next) })
 		return clockResponse{
-			ServerTime:    tx.Now().Add(time.Duration(req.AdvanceSeconds) * time.Second).Unix(),
-			OffsetSeconds: next,
+			ServerTime:    tx.Now().Add(step).Unix(),
+			OffsetSeconds: int64(next / time.Second),
 		}, nil
 	})
 }
@@ -263,21 +254,31 @@ func (s *Server) handleAdvanceClock(w http.ResponseWriter, r *http.Request) {
 // fixture, the clock back at real time and all faults cleared. It answers
 // with the new fixture (as GET /sandbox/fixtures).
 func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
-	if err := s.db.Write(r.Context(), s.wipeSandbox); err != nil {
+	err := s.db.Write(r.Context(), func(tx *store.Tx) error {
+		if err := sandbox.Wipe(tx); err != nil {
+			return err
+		}
+		tx.AfterCommit(func() {
+			s.clock.SetOffset(0)
+			s.lastPurge.Store(0)
+		})
+		return nil
+	})
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	s.faults.Clear()
 	var (
-		body []byte
-		ds   demoState
+		body      []byte
+		locations []int64
 	)
-	err := s.db.Write(r.Context(), func(tx *store.Tx) error {
+	err = s.db.Write(r.Context(), func(tx *store.Tx) error {
 		var err error
-		if ds, err = s.seedFixture(tx); err != nil {
+		if locations, err = s.demo.Seed(tx); err != nil {
 			return err
 		}
-		f, err := s.fixtures(tx)
+		f, err := s.demo.Fixtures(tx)
 		if err != nil {
 			return err
 		}
@@ -290,8 +291,8 @@ func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	for _, id := range ds.LocationIDs {
-		s.onPOSRegistered(id)
+	for _, id := range locations {
+		s.monitor.Registered(id)
 	}
 	writeRaw(w, http.StatusOK, body)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +17,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/refserver/openapi"
+	"github.com/hospo-dev/hospo-go/refserver/outbound"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
@@ -94,12 +94,13 @@ type Server struct {
 	idem    *keylock.Set
 	handler http.Handler
 
-	// orderWake tells the order dispatcher that an order became due; one
-	// buffered signal is as good as many.
-	orderWake chan struct{}
-	// pos is the universal POS monitor: health checks, menu syncs and the
-	// demo POS handler.
-	pos *posMonitor
+	// orders sends orders to the universal POSes; monitor checks their
+	// health and syncs their menus.
+	orders  *outbound.Dispatcher
+	monitor *outbound.Monitor
+	// demoPOS is the built-in demo universal POS; demo is the demo fixture.
+	demoPOS http.Handler
+	demo    sandbox.Demo
 
 	// validate is the OpenAPI request validator (Config.ValidateRequests),
 	// nil when off.
@@ -162,10 +163,9 @@ func New(cfg Config) (*Server, error) {
 		faults:  &sandbox.Faults{},
 		limiter: newRateLimiter(cfg.RateLimit, cfg.RateBurst),
 		idem:    new(keylock.Set),
-
-		orderWake: make(chan struct{}, 1),
+		demoPOS: sandbox.NewDemoPOSHandler(cfg.AdminKey, cfg.Logger),
+		demo:    sandbox.Demo{AdminKey: cfg.AdminKey, POSURL: cfg.BaseURL + sandbox.DemoPOSPath},
 	}
-	s.pos = newPOSMonitor(s)
 	cert, err := sandbox.LoadOrCreateCertificate(cfg.DBPath, cfg.Now())
 	if err != nil {
 		return nil, fmt.Errorf("refserver: %w", err)
@@ -178,12 +178,25 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("refserver: %w", err)
 	}
 	s.db = db
+	s.orders = outbound.NewOrderDispatcher(outbound.OrderConfig{
+		DB: db, Now: s.clock.Now, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
+		RetryBase: cfg.OrderRetryBase, RetryMax: cfg.OrderRetryMax,
+	})
+	s.monitor = outbound.NewMonitor(outbound.MonitorConfig{
+		DB: db, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
+		HealthInterval: cfg.POSHealthInterval, MenuSyncInterval: cfg.MenuSyncInterval,
+	})
 	if err := s.loadClock(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("refserver: %w", err)
 	}
 	var registered []int64
-	if registered, err = s.ensureFixture(ctx); err != nil {
+	err = db.Write(ctx, func(tx *store.Tx) error {
+		var err error
+		registered, err = s.demo.Ensure(tx)
+		return err
+	})
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("refserver: demo fixture: %w", err)
 	}
@@ -198,10 +211,10 @@ func New(cfg Config) (*Server, error) {
 	s.handler = s.routes()
 
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.wg.Go(func() { s.runOrderDispatcher(s.ctx) })
-	s.wg.Go(func() { s.runPOSMonitor(s.ctx) })
+	s.wg.Go(func() { s.orders.Run(s.ctx) })
+	s.wg.Go(func() { s.monitor.Run(s.ctx) })
 	for _, id := range registered {
-		s.onPOSRegistered(id)
+		s.monitor.Registered(id)
 	}
 	return s, nil
 }
@@ -245,7 +258,7 @@ func (s *Server) Fixtures(ctx context.Context) (sandbox.Fixtures, error) {
 	var f sandbox.Fixtures
 	err := s.db.Read(ctx, func(tx *store.Tx) error {
 		var err error
-		f, err = s.fixtures(tx)
+		f, err = s.demo.Fixtures(tx)
 		return err
 	})
 	return f, err
@@ -266,18 +279,8 @@ func (s *Server) Close() error {
 // loadClock restores the virtual clock's offset from sandbox_state.
 func (s *Server) loadClock(ctx context.Context) error {
 	return s.db.Read(ctx, func(tx *store.Tx) error {
-		v, err := tx.State(stateClockOffset)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		secs, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return fmt.Errorf("bad %s %q: %w", stateClockOffset, v, err)
-		}
-		s.clock.SetOffset(time.Duration(secs) * time.Second)
-		return nil
+		d, err := sandbox.ClockOffset(tx)
+		s.clock.SetOffset(d)
+		return err
 	})
 }

@@ -179,15 +179,20 @@ func (s *Server) handleCardInsert(w http.ResponseWriter, r *http.Request) {
 
 	// providerB's key is read before the write transaction: parsing it is
 	// the slow part and needs no lock.
-	var pbKey *providerBKey
+	var pbKey *sandbox.ProviderBKey
 	if req.ProviderBCse != nil {
-		k, err := s.loadProviderBKey(r.Context())
+		err := s.db.Read(r.Context(), func(tx *store.Tx) error {
+			var err error
+			pbKey, err = sandbox.LoadProviderBKey(tx)
+			return err
+		})
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			s.writeError(w, r, err)
 			return
 		}
-		pbKey = k // nil when no key was ever handed out: no CSE can be valid
+		// pbKey is nil when no key was ever handed out: no CSE can be valid.
 	}
+	claim := sandbox.CardClaim{First6: req.First6Digits, Last4: req.Last4Digits, ExpiryMonth: req.ExpiryMonth, ExpiryYear: req.ExpiryYear}
 
 	s.mutate(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
 		// Both exchanges run before either verdict, so that a request with
@@ -195,7 +200,7 @@ func (s *Server) handleCardInsert(w http.ResponseWriter, r *http.Request) {
 		tokens := map[string]string{}
 		bad := map[string]string{}
 		if req.ProviderBCse != nil {
-			tok, p, err := s.exchangeProviderBCSE(tx, pbKey, *req.ProviderBCse, &req)
+			tok, p, err := sandbox.ExchangeProviderBCSE(tx, pbKey, *req.ProviderBCse, claim)
 			if err != nil {
 				return nil, err
 			}
@@ -203,7 +208,7 @@ func (s *Server) handleCardInsert(w http.ResponseWriter, r *http.Request) {
 			tokens[sandbox.ProviderB] = tok
 		}
 		if req.ProviderDToken != nil {
-			tok, p, err := exchangeProviderDToken(tx, userID, *req.ProviderDToken, &req)
+			tok, p, err := sandbox.ExchangeProviderDToken(tx, userID, *req.ProviderDToken, claim)
 			if err != nil {
 				return nil, err
 			}

@@ -1,0 +1,237 @@
+package outbound
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// memQueue is a Queue in memory: each delivery answers its tries from a
+// script of errors, the last one repeating.
+type memQueue struct {
+	mu      sync.Mutex
+	items   map[string]*memItem
+	calls   int // tries running at once, now
+	maxRuns int // the most tries ever running at once
+	block   chan struct{}
+}
+
+type memItem struct {
+	script  []error
+	due     time.Time
+	tries   int
+	settled bool
+	log     []string
+}
+
+func newMemQueue() *memQueue { return &memQueue{items: map[string]*memItem{}} }
+
+func (q *memQueue) add(id string, script ...error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.items[id] = &memItem{script: script, due: time.Now()}
+}
+
+func (q *memQueue) Due(_ context.Context, limit int) ([]string, time.Time, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var ids []string
+	var next time.Time
+	for id, it := range q.items {
+		if it.settled {
+			continue
+		}
+		if !it.due.After(time.Now()) && len(ids) < limit {
+			ids = append(ids, id)
+		}
+		if next.IsZero() || it.due.Before(next) {
+			next = it.due
+		}
+	}
+	slices.Sort(ids)
+	return ids, next, nil
+}
+
+func (q *memQueue) Claim(_ context.Context, id string) (Attempt, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	it := q.items[id]
+	if it.settled || it.due.After(time.Now()) {
+		return nil, nil
+	}
+	return &memAttempt{q: q, it: it}, nil
+}
+
+type memAttempt struct {
+	q  *memQueue
+	it *memItem
+}
+
+func (a *memAttempt) Try() int { return a.it.tries + 1 }
+
+func (a *memAttempt) Call(ctx context.Context) error {
+	a.q.mu.Lock()
+	a.q.calls++
+	a.q.maxRuns = max(a.q.maxRuns, a.q.calls)
+	block := a.q.block
+	err := a.it.script[min(a.it.tries, len(a.it.script)-1)]
+	a.q.mu.Unlock()
+	if block != nil {
+		select {
+		case <-block:
+		case <-ctx.Done():
+		}
+	}
+	a.q.mu.Lock()
+	a.q.calls--
+	a.q.mu.Unlock()
+	return err
+}
+
+func (a *memAttempt) Record(_ context.Context, o Outcome) (time.Time, error) {
+	a.q.mu.Lock()
+	defer a.q.mu.Unlock()
+	a.it.tries = o.Try
+	switch {
+	case o.Err == nil:
+		a.it.settled = true
+		a.it.log = append(a.it.log, "delivered")
+	case o.RetryIn == 0:
+		a.it.settled = true
+		a.it.log = append(a.it.log, "failed: "+o.Detail)
+		return time.Time{}, nil
+	default:
+		a.it.due = time.Now().Add(o.RetryIn)
+		a.it.log = append(a.it.log, o.Detail)
+		return a.it.due, nil
+	}
+	return time.Time{}, nil
+}
+
+func (q *memQueue) settled() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, it := range q.items {
+		if !it.settled {
+			return false
+		}
+	}
+	return true
+}
+
+func (q *memQueue) logOf(id string) []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.items[id].log)
+}
+
+// startDispatcher runs a dispatcher on q with millisecond backoffs and a
+// long poll, so only wakes and its own timers move it.
+func startDispatcher(t *testing.T, q *memQueue, concurrency int) (*Dispatcher, func()) {
+	t.Helper()
+	d := NewDispatcher(DispatcherConfig{
+		Name:         "test dispatcher",
+		Queue:        q,
+		Policy:       Policy{MaxTries: 3, Base: time.Millisecond, Max: 4 * time.Millisecond, Temporary: func(err error) bool { return !errors.Is(err, errFinal) }, MaxDetail: 100},
+		Now:          time.Now,
+		Logger:       slog.New(slog.DiscardHandler),
+		PollInterval: time.Hour,
+		Concurrency:  concurrency,
+		Batch:        10,
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); d.Run(ctx) }()
+	stop := func() { cancel(); <-done }
+	t.Cleanup(stop)
+	return d, stop
+}
+
+// waitUntil polls cond until it holds or a generous deadline passes.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestDispatcherRetriesThenSettles(t *testing.T) {
+	t.Parallel()
+	down := errors.New("503")
+	q := newMemQueue()
+	q.add("retried", down, down, nil)
+	q.add("refused", errFinal)
+	q.add("given-up", down)
+	startDispatcher(t, q, 4)
+	waitUntil(t, "every delivery settled", q.settled)
+
+	want := map[string][]string{
+		"retried":  {"try 1: 503; next try in 1ms", "try 2: 503; next try in 2ms", "delivered"},
+		"refused":  {"failed: try 1: refused"},
+		"given-up": {"try 1: 503; next try in 1ms", "try 2: 503; next try in 2ms", "failed: try 3: 503; giving up after 3 tries"},
+	}
+	for id, w := range want {
+		if diff := cmp.Diff(w, q.logOf(id)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", id, diff)
+		}
+	}
+}
+
+func TestDispatcherWakeStartsANewDelivery(t *testing.T) {
+	t.Parallel()
+	q := newMemQueue()
+	d, _ := startDispatcher(t, q, 1)
+	// The first look found nothing, and the next poll is an hour away:
+	// only the wake can start the delivery.
+	time.Sleep(10 * time.Millisecond)
+	q.add("new", nil)
+	d.Wake()
+	waitUntil(t, "the woken delivery", q.settled)
+}
+
+func TestDispatcherBoundsConcurrency(t *testing.T) {
+	t.Parallel()
+	q := newMemQueue()
+	q.block = make(chan struct{})
+	for _, id := range []string{"a", "b", "c", "d", "e"} {
+		q.add(id, nil)
+	}
+	startDispatcher(t, q, 2)
+	waitUntil(t, "two tries running", func() bool {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.calls == 2
+	})
+	close(q.block)
+	waitUntil(t, "every delivery settled", q.settled)
+	if q.maxRuns != 2 {
+		t.Errorf("at most %d tries ran at once, want 2", q.maxRuns)
+	}
+}
+
+func TestDispatcherDoesNotCountATryCutShort(t *testing.T) {
+	t.Parallel()
+	q := newMemQueue()
+	q.block = make(chan struct{}) // never closed: only shutdown ends the call
+	q.add("cut", nil)
+	_, stop := startDispatcher(t, q, 1)
+	waitUntil(t, "the try running", func() bool {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.calls == 1
+	})
+	stop()
+	if log := q.logOf("cut"); len(log) != 0 || q.settled() {
+		t.Errorf("a try cut short by shutdown was recorded: %v", log)
+	}
+}

@@ -1,0 +1,74 @@
+package sandbox
+
+import (
+	"errors"
+
+	"github.com/hospo-dev/hospo-go/refserver/store"
+)
+
+// StoreProviderDKey keeps the private half of a providerD key handed to a
+// user, valid for one token and ProviderDKeyLifetime on the virtual clock.
+// Expired keys are purged on the way.
+func StoreProviderDKey(tx *store.Tx, userID int64, keyID, privateJWK string) error {
+	if err := tx.PurgeProviderDKeys(); err != nil {
+		return err
+	}
+	return tx.InsertProviderDKey(store.ProviderDKey{
+		KeyID:      keyID,
+		UserID:     userID,
+		PrivateJWK: privateJWK,
+		ExpiresAt:  tx.Now().Add(ProviderDKeyLifetime).Unix(),
+	})
+}
+
+// TokeniseProviderD plays providerD at its tokenisation endpoint: it
+// checks the key (known, unused, not expired), issues a token for card and
+// returns it encrypted to the key's public half, so that only the service,
+// holding the private half, can read it.
+//
+// bad holds the problems already found in the request (missing fields, the
+// card's own); the key's problem is added to it unless keyId is already
+// named. When the returned problems are not empty the token must not be
+// kept: the caller rolls tx back.
+func TokeniseProviderD(tx *store.Tx, keyID string, card Card, bad map[string]string) (jwe string, problems map[string]string, err error) {
+	var key store.ProviderDKey
+	if _, named := bad["keyId"]; !named {
+		key, err = tx.GetProviderDKey(keyID)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			bad["keyId"] = "unknown key"
+		case err != nil:
+			return "", nil, err
+		case key.UsedAt != nil:
+			bad["keyId"] = "key already used"
+		case tx.Unix() >= key.ExpiresAt:
+			bad["keyId"] = "key expired"
+		}
+	}
+	if len(bad) > 0 {
+		return "", bad, nil
+	}
+	priv, _, err := ParsePrivateJWK(key.PrivateJWK)
+	if err != nil {
+		return "", nil, err
+	}
+	token := NewProviderToken(ProviderD)
+	if err := tx.InsertProviderToken(store.ProviderToken{
+		Token:       token,
+		Provider:    ProviderD,
+		First6:      card.First6(),
+		Last4:       card.Last4(),
+		ExpiryMonth: card.ExpiryMonth,
+		ExpiryYear:  card.ExpiryYear,
+		Decline:     card.Number == DeclineCardNumber,
+	}); err != nil {
+		return "", nil, err
+	}
+	if err := tx.MarkProviderDKeyUsed(key.KeyID); errors.Is(err, store.ErrNotFound) {
+		return "", map[string]string{"keyId": "key already used"}, nil
+	} else if err != nil {
+		return "", nil, err
+	}
+	jwe, err = EncryptJWE(&priv.PublicKey, key.KeyID, []byte(token))
+	return jwe, nil, err
+}

@@ -1,0 +1,184 @@
+package sandbox_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/store"
+)
+
+// testClock is a settable time source for a test database.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// openDB opens an empty in-memory database on a clock the test moves.
+func openDB(t *testing.T) (*store.DB, *testClock) {
+	t.Helper()
+	clock := &testClock{now: june2030}
+	db, err := store.Open(context.Background(), store.MemoryPath, clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, clock
+}
+
+func write(t *testing.T, db *store.DB, fn func(tx *store.Tx) error) {
+	t.Helper()
+	if err := db.Write(context.Background(), fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fixturesOf(t *testing.T, db *store.DB, d sandbox.Demo) sandbox.Fixtures {
+	t.Helper()
+	var f sandbox.Fixtures
+	err := db.Read(context.Background(), func(tx *store.Tx) error {
+		var err error
+		f, err = d.Fixtures(tx)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// userTokenWorks reports whether token is a live access token.
+func userTokenWorks(t *testing.T, db *store.DB, token string) bool {
+	t.Helper()
+	var found bool
+	err := db.Read(context.Background(), func(tx *store.Tx) error {
+		_, err := tx.LookupAccessToken(store.HashSecret(token))
+		found = err == nil
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
+}
+
+func TestDemoEnsureSeedsOnceAndFollowsTheServer(t *testing.T) {
+	t.Parallel()
+	db, _ := openDB(t)
+	demo := sandbox.Demo{AdminKey: "first-key", POSURL: "http://127.0.0.1:1" + sandbox.DemoPOSPath}
+	ensure := func(d sandbox.Demo) []int64 {
+		var changed []int64
+		write(t, db, func(tx *store.Tx) error {
+			var err error
+			changed, err = d.Ensure(tx)
+			return err
+		})
+		return changed
+	}
+
+	seeded := ensure(demo)
+	f := fixturesOf(t, db, demo)
+	if len(f.Users) != sandbox.DemoUsers || len(f.Locations) != len(sandbox.DemoLocations) || len(f.APIKeys) != len(sandbox.DemoAPIKeyScopes) {
+		t.Fatalf("fixture %+v", f)
+	}
+	var ids []int64
+	for _, l := range f.Locations {
+		ids = append(ids, l.LocationID)
+	}
+	if !slices.Equal(seeded, ids) {
+		t.Errorf("first start registered %v, want every demo location %v", seeded, ids)
+	}
+	if f.Users[0].AccessToken != sandbox.DemoUserToken("first-key", 1) || !userTokenWorks(t, db, f.Users[0].AccessToken) {
+		t.Errorf("demo user token %q is not the derived, working one", f.Users[0].AccessToken)
+	}
+
+	if changed := ensure(demo); changed != nil {
+		t.Errorf("a restart with nothing changed registered %v", changed)
+	}
+
+	// Another port: the demo locations follow it.
+	moved := sandbox.Demo{AdminKey: "first-key", POSURL: "http://127.0.0.1:2" + sandbox.DemoPOSPath}
+	if changed := ensure(moved); !slices.Equal(changed, ids) {
+		t.Errorf("after a move registered %v, want %v", changed, ids)
+	}
+
+	// Another admin key: every credential is derived anew, the old stop
+	// working, and the rows stay.
+	rekeyed := sandbox.Demo{AdminKey: "second-key", POSURL: moved.POSURL}
+	ensure(rekeyed)
+	g := fixturesOf(t, db, rekeyed)
+	if g.Users[0].UserID != f.Users[0].UserID || g.Users[0].AccessToken != sandbox.DemoUserToken("second-key", 1) {
+		t.Errorf("after a new admin key: %+v", g.Users[0])
+	}
+	if userTokenWorks(t, db, f.Users[0].AccessToken) || !userTokenWorks(t, db, g.Users[0].AccessToken) {
+		t.Error("the old demo token still works, or the new one does not")
+	}
+	err := db.Read(context.Background(), func(tx *store.Tx) error {
+		_, _, err := tx.LookupAPIKey(store.HashSecret(sandbox.DemoAPIKey("second-key", 1)))
+		return err
+	})
+	if err != nil {
+		t.Errorf("the re-derived API key: %v", err)
+	}
+}
+
+func TestWipeForgetsTheFixtureAndTheClock(t *testing.T) {
+	t.Parallel()
+	db, _ := openDB(t)
+	demo := sandbox.Demo{AdminKey: "k", POSURL: "http://127.0.0.1:1" + sandbox.DemoPOSPath}
+	write(t, db, func(tx *store.Tx) error {
+		_, err := demo.Seed(tx)
+		return err
+	})
+	write(t, db, func(tx *store.Tx) error {
+		next, err := sandbox.AdvanceClock(tx, 90*time.Second)
+		if next != 90*time.Second {
+			t.Errorf("AdvanceClock = %v, want 1m30s", next)
+		}
+		return err
+	})
+	write(t, db, func(tx *store.Tx) error {
+		next, err := sandbox.AdvanceClock(tx, 10*time.Second)
+		if next != 100*time.Second {
+			t.Errorf("AdvanceClock again = %v, want 1m40s", next)
+		}
+		return err
+	})
+
+	write(t, db, sandbox.Wipe)
+	if f := fixturesOf(t, db, demo); len(f.Users)+len(f.Locations)+len(f.APIKeys) != 0 {
+		t.Errorf("fixture after a wipe: %+v", f)
+	}
+	err := db.Read(context.Background(), func(tx *store.Tx) error {
+		d, err := sandbox.ClockOffset(tx)
+		if d != 0 {
+			t.Errorf("clock offset after a wipe: %v", d)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if userTokenWorks(t, db, sandbox.DemoUserToken("k", 1)) {
+		t.Error("a demo token works after a wipe")
+	}
+}
