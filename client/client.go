@@ -126,7 +126,9 @@ func (c *Client) CloseIdleConnections() {
 }
 
 // Do sends req and decodes a 2xx response's JSON body into v (unless v is
-// nil). opts apply to this call only (see Option).
+// nil). When v is an io.Writer, the body is copied to it as it is, without
+// being decoded, for the few endpoints that do not answer JSON (the
+// sandbox's CA certificate). opts apply to this call only (see Option).
 //
 // A non-2xx response is returned as an *APIError, together with the
 // Response. Every POST carries an Idempotency-Key generated once per call
@@ -328,6 +330,12 @@ func (c *Client) handleResponse(ctx context.Context, method string, u *url.URL, 
 		return out, apiErr
 	}
 	if v == nil {
+		return out, nil
+	}
+	if w, ok := v.(io.Writer); ok {
+		if _, err := io.Copy(w, body); err != nil {
+			return out, st.red.newTransportError(method, u, fmt.Errorf("reading HTTP %d body: %w", resp.StatusCode, err))
+		}
 		return out, nil
 	}
 	if err := json.NewDecoder(body).Decode(v); err != nil && err != io.EOF {
