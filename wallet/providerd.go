@@ -103,8 +103,10 @@ func (s *Service) ProviderDKeys(ctx context.Context, opts ...client.Option) (Pro
 //
 // The provider call uses the client of WithProviderHTTPClient or
 // WithProviderRootCAs (system roots otherwise), is made once (a retry could
-// not reuse the single-use key) and follows no redirect. A provider error
-// is returned as a wrapped *client.APIError, so
+// not reuse the single-use key) and follows no redirect. When the
+// provider's certificate is signed by no trusted authority, as the
+// sandbox's is, the error says how to trust it. A provider error is
+// returned as a wrapped *client.APIError, so
 // errors.Is(err, client.ErrValidation) and FieldErrors work.
 func (s *Service) TokeniseProviderD(ctx context.Context, card CardDetails, opts ...client.Option) (string, error) {
 	if err := card.Validate(); err != nil {
@@ -143,7 +145,7 @@ func (s *Service) TokeniseProviderD(ctx context.Context, card CardDetails, opts 
 	if err != nil {
 		// *url.Error names the tokenisationUri, which holds no secret; the
 		// body with the card data is never part of an error.
-		return "", fmt.Errorf("wallet: providerD tokenisation: %w", err)
+		return "", fmt.Errorf("wallet: providerD tokenisation: %w%s", err, trustHint(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -157,6 +159,17 @@ func (s *Service) TokeniseProviderD(ctx context.Context, card CardDetails, opts 
 		return "", errors.New("wallet: providerD tokenisation: empty token")
 	}
 	return out.Token, nil
+}
+
+// trustHint says what to do about a provider certificate that no trusted
+// authority signed. In practice that is the sandbox's self-signed HTTPS
+// listener reached without its certificate, and Go's error does not say so.
+func trustHint(err error) string {
+	if !errors.As(err, new(x509.UnknownAuthorityError)) {
+		return ""
+	}
+	return " (if this is the sandbox, trust its self-signed certificate: pass the option of" +
+		" sandbox.Service.ProviderTrust to wallet.NewService, or use WithProviderRootCAs)"
 }
 
 // providerClient returns the client for provider calls: the configured one
