@@ -38,7 +38,7 @@ func (s *Service) CACertificate(ctx context.Context, opts ...client.Option) ([]b
 	if err != nil {
 		return nil, err
 	}
-	b := buf.Bytes()
+	b := buf.buf.Bytes()
 	if blk, _ := pem.Decode(b); blk == nil || blk.Type != "CERTIFICATE" {
 		return nil, ErrNoCertificate
 	}
@@ -82,15 +82,17 @@ func (s *Service) ProviderTrust(ctx context.Context, opts ...client.Option) (wal
 // sandbox's certificate.
 var errCertTooLarge = errors.New("sandbox: GET /sandbox/ca.pem answered more than 64 KiB; is the base URL a sandbox?")
 
-// limitedBuffer is a bytes.Buffer that refuses to grow beyond max.
+// limitedBuffer is a buffer that refuses to grow beyond max. It holds its
+// bytes.Buffer in a field rather than embedding it, since an embedded
+// ReadFrom would let io.Copy go around Write.
 type limitedBuffer struct {
-	bytes.Buffer
+	buf bytes.Buffer
 	max int
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if b.Len()+len(p) > b.max {
+	if b.buf.Len()+len(p) > b.max {
 		return 0, errCertTooLarge
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }

@@ -1,0 +1,42 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The package is for programs that drive a sandbox running elsewhere (CI
+// jobs, scripts), so it must build without cgo and without the server:
+// nothing under refserver/, no SQLite driver, and no cgo outside the
+// standard library (whose net package has a pure-Go fallback).
+func TestNoServerOrCgoDependency(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{.Standard}} {{len .CgoFiles}}", ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	var n int
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			t.Fatalf("go list: unexpected line %q", line)
+		}
+		path, std, cgoFiles := f[0], f[1] == "true", f[2]
+		n++
+		switch {
+		case strings.HasPrefix(path, "github.com/hospo-dev/hospo-go/refserver"):
+			t.Errorf("depends on the server: %s", path)
+		case strings.Contains(path, "go-sqlite3"):
+			t.Errorf("depends on the SQLite driver: %s", path)
+		case !std && cgoFiles != "0":
+			t.Errorf("depends on a cgo package: %s", path)
+		}
+	}
+	if n < 10 {
+		t.Errorf("go list found only %d packages; is the test looking at the right one?", n)
+	}
+}
