@@ -15,6 +15,7 @@ import (
 
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 	"github.com/hospo-dev/hospo-go/refserver/store"
+	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // gateways are the payment providers a location can use.
@@ -62,10 +63,7 @@ func (s *Server) handleFixtures(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, r, http.StatusOK, f)
 }
 
-type createUserResponse struct {
-	UserID      int64  `json:"userId"`
-	AccessToken string `json:"accessToken"`
-}
+type createUserResponse = sandboxapi.User
 
 // handleCreateUser is POST /sandbox/users: a new user and its access
 // token, shown this once. No body is needed.
@@ -158,11 +156,7 @@ type createAPIKeyRequest struct {
 	LocationIDs []int64 `json:"locationIds"`
 }
 
-type createAPIKeyResponse struct {
-	APIKey      string  `json:"apiKey"`
-	KeyID       int64   `json:"keyId"`
-	LocationIDs []int64 `json:"locationIds"`
-}
+type createAPIKeyResponse = sandboxapi.APIKey
 
 // handleCreateAPIKey is POST /sandbox/api-keys: a vendor API key scoped to
 // the given locations, shown this once.

@@ -3,22 +3,16 @@ package sandbox
 import (
 	"strings"
 	"sync"
+
+	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // Fault is an injected failure: the next Count requests whose method and
 // path match wait LatencyMs and then fail with Status. With AfterCommit the
 // request is carried out first and only its response is replaced, which
-// simulates a response lost on the way back.
-type Fault struct {
-	ID          int64  `json:"id"`
-	Method      string `json:"method"`     // "" or "*": any method
-	PathPrefix  string `json:"pathPrefix"` // matched against the URL path
-	Status      int    `json:"status"`     // 0: latency only, the request then proceeds
-	Count       int    `json:"count"`
-	LatencyMs   int    `json:"latencyMs"`
-	AfterCommit bool   `json:"afterCommit"`
-	Remaining   int    `json:"remaining"` // matches left; set by Faults
-}
+// simulates a response lost on the way back. Faults sets its ID and
+// Remaining.
+type Fault = sandboxapi.Fault
 
 // Faults is the in-memory registry of active faults. It is safe for
 // concurrent use.

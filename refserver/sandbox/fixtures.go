@@ -5,37 +5,25 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
+
+	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // Fixtures is the body of GET /sandbox/fixtures: the demo fixture's
 // credentials. Credentials created later through the admin API are shown
-// once, in the creating response, and are not listed here.
-type Fixtures struct {
-	Users     []FixtureUser     `json:"users"`
-	Locations []FixtureLocation `json:"locations"`
-	APIKeys   []FixtureAPIKey   `json:"apiKeys"`
-}
+// once, in the creating response, and are not listed here. The SDK's
+// sandbox package defines the wire format; the server answers with it.
+type Fixtures = sandboxapi.Fixtures
 
 // FixtureUser is a demo user and its access token.
-type FixtureUser struct {
-	UserID      int64  `json:"userId"`
-	AccessToken string `json:"accessToken"`
-}
+type FixtureUser = sandboxapi.User
 
 // FixtureLocation is a demo location with its POS access token (for the
 // push-pull endpoints) and payment gateway.
-type FixtureLocation struct {
-	LocationID     int64  `json:"locationId"`
-	Name           string `json:"name"`
-	Gateway        string `json:"gateway"`
-	POSAccessToken string `json:"posAccessToken"`
-}
+type FixtureLocation = sandboxapi.Location
 
 // FixtureAPIKey is a demo vendor API key and the locations it may read.
-type FixtureAPIKey struct {
-	APIKey      string  `json:"apiKey"`
-	LocationIDs []int64 `json:"locationIds"`
-}
+type FixtureAPIKey = sandboxapi.APIKey
 
 // DemoLocation describes one location of the demo fixture.
 type DemoLocation struct {

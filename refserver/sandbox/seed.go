@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hospo-dev/hospo-go/refserver/store"
+	"github.com/hospo-dev/hospo-go/wallet"
 )
 
 // stateDemoFixture is the sandbox_state entry that holds demoState as JSON.
@@ -168,7 +169,7 @@ func (d Demo) Fixtures(tx *store.Tx) (Fixtures, error) {
 			return f, fmt.Errorf("demo location %d: %w", id, err)
 		}
 		f.Locations = append(f.Locations, FixtureLocation{
-			LocationID: id, Name: l.Name, Gateway: l.Gateway,
+			LocationID: id, Name: l.Name, Gateway: wallet.Gateway(l.Gateway),
 			POSAccessToken: DemoPOSAccessToken(key, i+1),
 		})
 	}
