@@ -17,8 +17,9 @@
 //
 // Tests use package refservertest, which does the above on free ports.
 //
-// Layout: server.go wires the pieces; middleware*.go, errors.go,
-// respond.go, decode.go, auth.go and idempotency.go are the HTTP plumbing
-// every endpoint shares; one file per API area holds its handlers; every SQL
-// statement lives in package store.
+// Layout: server.go wires the pieces and routes.go holds the route table;
+// package internal/api is the HTTP plumbing every endpoint shares (request
+// record, credential guards, error rendering, decoding, idempotent writes,
+// limits); one file per API area holds its handlers; every SQL statement
+// lives in package store.
 package refserver

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
@@ -82,12 +83,12 @@ func (s *Server) ensureProviderBKey(ctx context.Context) (*providerBKey, error) 
 func (s *Server) handleProviderBPublicKey(w http.ResponseWriter, r *http.Request) {
 	k, err := s.ensureProviderBKey(r.Context())
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
 	jwk := wallet.NewJWK(&k.priv.PublicKey, k.kid, "enc")
 	jwk.Alg = "RSA-OAEP-256"
-	s.writeJSON(w, r, http.StatusOK, wallet.ProviderBKeyResponse{JWK: jwk})
+	s.api.JSON(w, r, http.StatusOK, wallet.ProviderBKeyResponse{JWK: jwk})
 }
 
 // exchangeProviderBCSE plays providerB at a card insert: it decrypts the
@@ -211,16 +212,16 @@ type providerDKeyResponse struct {
 func (s *Server) handleProviderDKeys(w http.ResponseWriter, r *http.Request) {
 	priv, err := sandbox.NewRSAKey()
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
 	kid := sandbox.NewProviderDKeyID()
 	privJWK, err := sandbox.MarshalPrivateJWK(priv, kid)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
-	userID := principalFrom(r.Context()).UserID
+	userID := api.RequestFrom(r.Context()).Principal().UserID
 	err = s.db.Write(r.Context(), func(tx *store.Tx) error {
 		if err := tx.PurgeProviderDKeys(); err != nil {
 			return err
@@ -233,17 +234,17 @@ func (s *Server) handleProviderDKeys(w http.ResponseWriter, r *http.Request) {
 		})
 	})
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
 	jwk := wallet.NewJWK(&priv.PublicKey, kid, "enc")
 	jwk.Alg = "RSA-OAEP-256"
-	s.writeJSON(w, r, http.StatusOK, providerDKeyResponse{
+	s.api.JSON(w, r, http.StatusOK, providerDKeyResponse{
 		ProviderDKey: wallet.ProviderDKey{
 			Key:             wallet.ProviderDKeyInfo{KeyID: kid, JWK: jwk},
 			TokenisationURI: s.cfg.TLSURL + providerDTokenisePath,
 		},
-		RequestInfo: s.requestInfo(r),
+		RequestInfo: s.api.Info(r),
 	})
 }
 
@@ -266,18 +267,14 @@ type providerDTokeniseRequest struct {
 // keyId "key already used".
 func (s *Server) handleProviderDTokenise(w http.ResponseWriter, r *http.Request) {
 	if r.TLS == nil {
-		s.writeError(w, r, apiErrMsg(client.CodeForbidden, "providerD tokenisation must be called over HTTPS."))
+		s.api.Error(w, r, apiErrMsg(client.CodeForbidden, "providerD tokenisation must be called over HTTPS."))
 		return
 	}
 	var req providerDTokeniseRequest
-	if err := s.decodeJSON(r, &req); err != nil {
-		s.writeError(w, r, err)
+	bad, err := api.Decode(r, &req, "keyId", "number", "expiryMonth", "expiryYear", "cvc")
+	if err != nil {
+		s.api.Error(w, r, err)
 		return
-	}
-	body, _ := s.readBody(r)
-	bad := missingFields(body, "keyId", "number", "expiryMonth", "expiryYear", "cvc")
-	if bad == nil {
-		bad = map[string]string{}
 	}
 	card := sandbox.Card{Number: req.Number, ExpiryMonth: req.ExpiryMonth, ExpiryYear: req.ExpiryYear, CVC: req.CVC}
 	for k, v := range card.Problems(s.clock.Now()) {
@@ -285,12 +282,12 @@ func (s *Server) handleProviderDTokenise(w http.ResponseWriter, r *http.Request)
 			bad[k] = v
 		}
 	}
-	// Not s.mutate: an idempotency record would keep a hash of this body,
-	// and a hash of a card number, its expiry and CVC can be brute-forced.
-	// A key serves one token anyway, so a repeated request is refused with
-	// "key already used" rather than replayed.
+	// Not an idempotent write (api.Writes): an idempotency record would
+	// keep a hash of this body, and a hash of a card number, its expiry and
+	// CVC can be brute-forced. A key serves one token anyway, so a repeated
+	// request is refused with "key already used" rather than replayed.
 	var out wallet.ProviderDTokenResponse
-	err := s.db.Write(r.Context(), func(tx *store.Tx) error {
+	err = s.db.Write(r.Context(), func(tx *store.Tx) error {
 		var key store.ProviderDKey
 		if _, missing := bad["keyId"]; !missing {
 			var err error
@@ -334,8 +331,8 @@ func (s *Server) handleProviderDTokenise(w http.ResponseWriter, r *http.Request)
 		return err
 	})
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, out)
+	s.api.JSON(w, r, http.StatusOK, out)
 }

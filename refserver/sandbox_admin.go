@@ -1,7 +1,6 @@
 package refserver
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -11,33 +10,16 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/go-chi/chi/v5"
-
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
+// headerAdminKey carries the sandbox admin key (see api.Guards.Admin).
+const headerAdminKey = api.HeaderAdminKey
+
 // gateways are the payment providers a location can use.
 var gateways = []string{"providerA", "providerB", "providerC", "providerD", "providerE"}
-
-// mountSandbox mounts the sandbox admin API (contract.md section 6) and the
-// public CA certificate.
-func (s *Server) mountSandbox(r chi.Router) {
-	r.Get("/sandbox/ca.pem", s.handleCAPEM)
-	r.Group(func(r chi.Router) {
-		r.Use(s.requireAdmin)
-		r.Get("/sandbox/fixtures", s.handleFixtures)
-		r.Post("/sandbox/users", s.handleCreateUser)
-		r.Post("/sandbox/locations", s.handleCreateLocation)
-		r.Post("/sandbox/api-keys", s.handleCreateAPIKey)
-		r.Get("/sandbox/clock", s.handleGetClock)
-		r.Post("/sandbox/clock", s.handleAdvanceClock)
-		r.Post("/sandbox/reset", s.handleReset)
-		r.Get("/sandbox/faults", s.handleListFaults)
-		r.Post("/sandbox/faults", s.handleAddFault)
-		r.Delete("/sandbox/faults", s.handleClearFaults)
-	})
-}
 
 // handleCAPEM serves the certificate a client must trust for the HTTPS
 // listener. Public: it holds no secret.
@@ -56,10 +38,10 @@ func (s *Server) handleFixtures(w http.ResponseWriter, r *http.Request) {
 		return err
 	})
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, f)
+	s.api.JSON(w, r, http.StatusOK, f)
 }
 
 type createUserResponse struct {
@@ -69,8 +51,8 @@ type createUserResponse struct {
 
 // handleCreateUser is POST /sandbox/users: a new user and its access
 // token, shown this once. No body is needed.
-func (s *Server) handleCreateUser(w http.ResponseWriter, r *http.Request) {
-	s.mutate(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
+func (s *Server) handleCreateUser(http.ResponseWriter, *http.Request) (api.Write, error) {
+	return func(tx *store.Tx) (any, error) {
 		id, err := tx.InsertUser()
 		if err != nil {
 			return nil, err
@@ -80,7 +62,7 @@ func (s *Server) handleCreateUser(w http.ResponseWriter, r *http.Request) {
 			return nil, err
 		}
 		return createUserResponse{UserID: id, AccessToken: token}, nil
-	})
+	}, nil
 }
 
 type createLocationRequest struct {
@@ -98,14 +80,13 @@ type createLocationResponse struct {
 // handleCreateLocation is POST /sandbox/locations: a location with its POS
 // access token (shown this once), optionally wired to a universal POS at
 // posUrl that accepts the bearer token posToken.
-func (s *Server) handleCreateLocation(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleCreateLocation(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var req createLocationRequest
-	if err := s.decodeJSON(r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
 	// Name every failing field at once: missing ones and invalid ones.
-	bad := s.missing(r, "name", "gateway")
+	bad, err := api.Decode(r, &req, "name", "gateway")
+	if err != nil {
+		return nil, err
+	}
 	switch name := strings.TrimSpace(req.Name); {
 	case bad["name"] != "":
 	case name == "":
@@ -131,14 +112,13 @@ func (s *Server) handleCreateLocation(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(bad) > 0 {
-		s.writeError(w, r, validationErr(bad))
-		return
+		return nil, validationErr(bad)
 	}
 	if req.POSURL != nil {
 		trimmed := strings.TrimRight(*req.POSURL, "/")
 		req.POSURL = &trimmed
 	}
-	s.mutate(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
+	return func(tx *store.Tx) (any, error) {
 		id, err := tx.InsertLocation(strings.TrimSpace(req.Name), req.Gateway, req.POSURL, req.POSToken)
 		if err != nil {
 			return nil, err
@@ -151,7 +131,7 @@ func (s *Server) handleCreateLocation(w http.ResponseWriter, r *http.Request) {
 			tx.AfterCommit(func() { s.onPOSRegistered(id) })
 		}
 		return createLocationResponse{LocationID: id, POSAccessToken: token}, nil
-	})
+	}, nil
 }
 
 type createAPIKeyRequest struct {
@@ -166,17 +146,19 @@ type createAPIKeyResponse struct {
 
 // handleCreateAPIKey is POST /sandbox/api-keys: a vendor API key scoped to
 // the given locations, shown this once.
-func (s *Server) handleCreateAPIKey(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleCreateAPIKey(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var req createAPIKeyRequest
-	if err := s.decodeBody(r, &req, "locationIds"); err != nil {
-		s.writeError(w, r, err)
-		return
+	bad, err := api.Decode(r, &req, "locationIds")
+	if err != nil {
+		return nil, err
+	}
+	if len(bad) > 0 {
+		return nil, validationErr(bad)
 	}
 	if len(req.LocationIDs) == 0 {
-		s.writeError(w, r, validationErr(map[string]string{"locationIds": "must name at least one location"}))
-		return
+		return nil, validationErr(map[string]string{"locationIds": "must name at least one location"})
 	}
-	s.mutate(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
+	return func(tx *store.Tx) (any, error) {
 		missing, err := tx.MissingLocations(req.LocationIDs)
 		if err != nil {
 			return nil, err
@@ -199,7 +181,7 @@ func (s *Server) handleCreateAPIKey(w http.ResponseWriter, r *http.Request) {
 			return nil, err
 		}
 		return createAPIKeyResponse{APIKey: key, KeyID: id, LocationIDs: locs}, nil
-	})
+	}, nil
 }
 
 type clockResponse struct {
@@ -209,7 +191,7 @@ type clockResponse struct {
 
 // handleGetClock is GET /sandbox/clock.
 func (s *Server) handleGetClock(w http.ResponseWriter, r *http.Request) {
-	s.writeJSON(w, r, http.StatusOK, clockResponse{
+	s.api.JSON(w, r, http.StatusOK, clockResponse{
 		ServerTime:    s.clock.Now().Unix(),
 		OffsetSeconds: int64(s.clock.Offset() / time.Second),
 	})
@@ -226,17 +208,19 @@ const maxAdvance = 10 * 366 * 24 * 3600
 // handleAdvanceClock is POST /sandbox/clock: moves the virtual clock
 // forward by advanceSeconds (never backward: expiry and staleness rules
 // assume time only moves on).
-func (s *Server) handleAdvanceClock(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleAdvanceClock(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var req advanceClockRequest
-	if err := s.decodeBody(r, &req, "advanceSeconds"); err != nil {
-		s.writeError(w, r, err)
-		return
+	bad, err := api.Decode(r, &req, "advanceSeconds")
+	if err != nil {
+		return nil, err
+	}
+	if len(bad) > 0 {
+		return nil, validationErr(bad)
 	}
 	if req.AdvanceSeconds < 0 || req.AdvanceSeconds > maxAdvance {
-		s.writeError(w, r, validationErr(map[string]string{"advanceSeconds": fmt.Sprintf("must be between 0 and %d", maxAdvance)}))
-		return
+		return nil, validationErr(map[string]string{"advanceSeconds": fmt.Sprintf("must be between 0 and %d", maxAdvance)})
 	}
-	s.mutate(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
+	return func(tx *store.Tx) (any, error) {
 		var cur int64
 		v, err := tx.State(stateClockOffset)
 		switch {
@@ -256,44 +240,31 @@ func (s *Server) handleAdvanceClock(w http.ResponseWriter, r *http.Request) {
 			ServerTime:    tx.Now().Add(time.Duration(req.AdvanceSeconds) * time.Second).Unix(),
 			OffsetSeconds: next,
 		}, nil
-	})
+	}, nil
 }
 
 // handleReset is POST /sandbox/reset: every table emptied, a fresh demo
 // fixture, the clock back at real time and all faults cleared. It answers
-// with the new fixture (as GET /sandbox/fixtures).
-func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
+// with the new fixture (as GET /sandbox/fixtures). The wipe is a
+// transaction of its own, before the Write that seeds the fixture (see
+// wipeSandbox).
+func (s *Server) handleReset(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	if err := s.db.Write(r.Context(), s.wipeSandbox); err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	s.faults.Clear()
-	var (
-		body []byte
-		ds   demoState
-	)
-	err := s.db.Write(r.Context(), func(tx *store.Tx) error {
-		var err error
-		if ds, err = s.seedFixture(tx); err != nil {
-			return err
-		}
-		f, err := s.fixtures(tx)
+	return func(tx *store.Tx) (any, error) {
+		ds, err := s.seedFixture(tx)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if body, err = json.Marshal(f); err != nil {
-			return err
-		}
-		return s.remember(tx, stateOf(r), http.StatusOK, body)
-	})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	for _, id := range ds.LocationIDs {
-		s.onPOSRegistered(id)
-	}
-	writeRaw(w, http.StatusOK, body)
+		tx.AfterCommit(func() {
+			for _, id := range ds.LocationIDs {
+				s.onPOSRegistered(id)
+			}
+		})
+		return s.fixtures(tx)
+	}, nil
 }
 
 type faultsResponse struct {
@@ -302,7 +273,7 @@ type faultsResponse struct {
 
 // handleListFaults is GET /sandbox/faults: the active faults.
 func (s *Server) handleListFaults(w http.ResponseWriter, r *http.Request) {
-	s.writeJSON(w, r, http.StatusOK, faultsResponse{Faults: s.faults.List()})
+	s.api.JSON(w, r, http.StatusOK, faultsResponse{Faults: s.faults.List()})
 }
 
 type addFaultRequest struct {
@@ -321,13 +292,12 @@ const maxFaultLatency = 60_000
 
 // handleAddFault is POST /sandbox/faults. method "" or "*" matches any
 // method; status 0 injects latency only; count defaults to 1.
-func (s *Server) handleAddFault(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleAddFault(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var req addFaultRequest
-	if err := s.decodeJSON(r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
+	bad, err := api.Decode(r, &req, "pathPrefix")
+	if err != nil {
+		return nil, err
 	}
-	bad := s.missing(r, "pathPrefix")
 	if !slices.Contains(faultMethods, strings.ToUpper(req.Method)) {
 		bad["method"] = "must be an HTTP method, \"*\" or empty"
 	}
@@ -357,18 +327,20 @@ func (s *Server) handleAddFault(w http.ResponseWriter, r *http.Request) {
 		bad["status"] = "a fault needs a status or a latency"
 	}
 	if len(bad) > 0 {
-		s.writeError(w, r, validationErr(bad))
-		return
+		return nil, validationErr(bad)
 	}
-	f := s.faults.Add(sandbox.Fault{
-		Method:      req.Method,
-		PathPrefix:  req.PathPrefix,
-		Status:      req.Status,
-		Count:       count,
-		LatencyMs:   req.LatencyMs,
-		AfterCommit: req.AfterCommit,
-	})
-	s.writeJSON(w, r, http.StatusCreated, f)
+	// The faults live in memory, not in the transaction: the Write only
+	// gives the answer its idempotency record.
+	return func(*store.Tx) (any, error) {
+		return s.faults.Add(sandbox.Fault{
+			Method:      req.Method,
+			PathPrefix:  req.PathPrefix,
+			Status:      req.Status,
+			Count:       count,
+			LatencyMs:   req.LatencyMs,
+			AfterCommit: req.AfterCommit,
+		}), nil
+	}, nil
 }
 
 // handleClearFaults is DELETE /sandbox/faults: removes every fault.

@@ -13,10 +13,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hospo-dev/hospo-go/internal/keylock"
-
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/openapi"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 	"github.com/hospo-dev/hospo-go/refserver/store"
@@ -68,8 +67,10 @@ type Config struct {
 	// negative size turns the journal off.
 	JournalSize int
 	// MaxInFlight bounds the API requests handled at once; further ones
-	// wait their turn (see limitInFlight). 0 means DefaultMaxInFlight, a
-	// negative value turns the bound off.
+	// wait their turn. 0 means DefaultMaxInFlight, a negative value turns
+	// the bound off. Sandbox admin requests are not counted, so the sandbox
+	// stays controllable under load, and neither is a request's injected
+	// latency.
 	MaxInFlight int
 
 	// routeHook lets this package's own tests mount extra routes (a
@@ -77,9 +78,13 @@ type Config struct {
 	// chain. It is unexported so nothing outside the package can.
 	routeHook func(s *Server, r chi.Router)
 	// inFlightWait, when set, is called by each request that has to wait
-	// for limitInFlight, so tests can see the queue.
+	// for a place under MaxInFlight, so tests can see the queue.
 	inFlightWait func()
 }
+
+// DefaultMaxInFlight is how many API requests are handled at once when
+// Config.MaxInFlight is 0.
+const DefaultMaxInFlight = 256
 
 // Server is the reference server. It is safe for concurrent use; create it
 // with New and release it with Close.
@@ -90,9 +95,15 @@ type Server struct {
 	clock   *sandbox.Clock
 	faults  *sandbox.Faults
 	cert    sandbox.Certificate
-	limiter *rateLimiter
-	idem    *keylock.Set
 	handler http.Handler
+
+	// The API plumbing (package api): api writes every response, tokens
+	// looks access tokens up, guards check credentials and make the
+	// request record, writes runs every request that changes state.
+	api    *api.Responder
+	tokens *api.Tokens
+	guards *api.Guards
+	writes *api.Writes
 
 	// orderWake tells the order dispatcher that an order became due; one
 	// buffered signal is as good as many.
@@ -106,7 +117,8 @@ type Server struct {
 	validate func(http.Handler) http.Handler
 
 	// lastPurge is the virtual time of the last purge of old idempotency
-	// records (Unix seconds), so purging happens at most once a minute.
+	// records (Unix seconds), kept by s.writes; a sandbox reset, which puts
+	// the virtual clock back, resets it.
 	lastPurge atomic.Int64
 
 	// ctx lives as long as the server; background workers stop when Close
@@ -156,12 +168,10 @@ func New(cfg Config) (*Server, error) {
 	setDefault(&cfg.OrderRetryMax, 60*time.Second)
 
 	s := &Server{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		clock:   sandbox.NewClock(cfg.Now),
-		faults:  &sandbox.Faults{},
-		limiter: newRateLimiter(cfg.RateLimit, cfg.RateBurst),
-		idem:    new(keylock.Set),
+		cfg:    cfg,
+		log:    cfg.Logger,
+		clock:  sandbox.NewClock(cfg.Now),
+		faults: &sandbox.Faults{},
 
 		orderWake: make(chan struct{}, 1),
 	}
@@ -178,6 +188,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("refserver: %w", err)
 	}
 	s.db = db
+	s.tokens = api.NewTokens(db, s.clock.Now)
+	s.api = api.NewResponder(s.log, s.clock.Now, s.tokens)
+	s.guards = api.NewGuards(s.api, s.tokens, db, cfg.AdminKey)
+	s.writes = api.NewWrites(s.api, db, s.log, cfg.AdminKey, &s.lastPurge)
 	if err := s.loadClock(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("refserver: %w", err)
@@ -188,7 +202,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("refserver: demo fixture: %w", err)
 	}
 	if cfg.ValidateRequests {
-		v, err := openapi.NewRequestValidator(openapi.WithClock(s.clock.Now), openapi.WithTokenStatus(s.tokenStatus))
+		v, err := openapi.NewRequestValidator(openapi.WithClock(s.clock.Now), openapi.WithTokenStatus(s.tokens.Status))
 		if err != nil {
 			db.Close()
 			return nil, fmt.Errorf("refserver: request validator: %w", err)

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/universalpos"
@@ -72,14 +70,6 @@ func newPOSMonitor(s *Server) *posMonitor {
 		retries:  map[int64]int{},
 		wake:     make(chan struct{}, 1),
 	}
-}
-
-// mountUniversalPOS mounts the built-in demo universal POS at
-// sandbox.DemoPOSPath. It runs inside the server's middleware chain, so
-// sandbox faults apply to it (that is how a demo makes it fail).
-func (s *Server) mountUniversalPOS(r chi.Router) {
-	h := http.StripPrefix(sandbox.DemoPOSPath, s.pos.demo)
-	r.Handle(sandbox.DemoPOSPath+"/*", h)
 }
 
 // posClient returns a client for a location's universal POS, with the
