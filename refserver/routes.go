@@ -2,7 +2,6 @@ package refserver
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -11,88 +10,103 @@ import (
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 )
 
-// routes builds the handler: the middleware every request passes, in order,
-// then the route table. The console (/console) is served in front of all
-// of it.
+// routes builds the handler: the route table, in groups that carry their
+// own middleware. The console (/console) is served in front of all of it.
 //
-//   - api.Tracing: request id (X-Request-Id on every response) and the
-//     trace the next two read
-//   - journalRequests: the request journal (GET /sandbox/requests)
-//   - api.AccessLog: one line per request, never a URL or credential
-//   - Recover: a panic becomes 500001
-//   - Faults: sandbox faults (before the rest, so a fault can stand for any
-//     failure, and after-commit faults see the full chain)
-//   - LimitBody, RequireJSON: 413001, 415001
-//   - InFlight: at most Config.MaxInFlight API requests at once
-//   - RateLimit: 429001 per credential
-//   - validateRequests: the OpenAPI request check, when configured
+// Every request first passes api.Tracing (the request id, X-Request-Id on
+// every response), journalRequests (the request journal), api.AccessLog
+// (one line per request, never a URL or credential) and Recover (a panic
+// becomes 500001). Then, by group:
 //
-// Each route then has its credential guard, which makes the request
-// record, and every POST runs through s.writes: Idempotency-Key replay and
-// 409004, and the write transaction.
+//   - the API (and every unknown route): Faults (sandbox faults, first so
+//     that a fault can stand for any failure, and after-commit faults see
+//     the full chain), LimitBody and RequireJSON (413001, 415001), InFlight
+//     (at most Config.MaxInFlight requests at once), RateLimit (429001 per
+//     credential) and the OpenAPI request check when configured;
+//   - the sandbox's public side (its certificate, the payment providers,
+//     the demo universal POS): the same without the OpenAPI check, which is
+//     for the API's own routes;
+//   - the sandbox admin API: LimitBody and RequireJSON only, so that a test
+//     can always clear the faults it set and is never throttled by the
+//     limits under test.
+//
+// Inside each group a credential guard makes the request record, and every
+// POST that changes state is registered through s.writes.
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
 	j := newJournal(s.cfg.JournalSize)
-	inFlight := s.cfg.MaxInFlight
-	if inFlight == 0 {
-		inFlight = DefaultMaxInFlight
-	}
-	r.Use(api.Tracing, journalRequests(j, s.clock.Now, s.clock.Real), api.AccessLog(s.log, s.clock.Real), s.api.Recover,
-		exceptAdmin(s.api.Faults(s.faults)), s.api.LimitBody, s.api.RequireJSON,
-		exceptAdmin(s.api.InFlight(inFlight, s.cfg.inFlightWait)),
-		exceptAdmin(s.api.RateLimit(api.NewRateLimiter(s.cfg.RateLimit, s.cfg.RateBurst, s.clock.Real))),
-		s.validateRequests)
-	r.NotFound(s.api.NotFound)
-	r.MethodNotAllowed(s.api.NotFound)
+	r.Use(api.Tracing, journalRequests(j, s.clock.Now, s.clock.Real), api.AccessLog(s.log, s.clock.Real), s.api.Recover)
 
-	// Public: the documents, a location's details and its menu.
+	n := s.cfg.MaxInFlight
+	if n == 0 {
+		n = DefaultMaxInFlight
+	}
+	faults := s.api.Faults(s.faults)
+	inFlight := s.api.InFlight(n, s.cfg.inFlightWait)
+	rateLimit := s.api.RateLimit(api.NewRateLimiter(s.cfg.RateLimit, s.cfg.RateBurst, s.clock.Real))
+
 	r.Group(func(r chi.Router) {
-		r.Use(s.guards.Public)
-		r.Get("/openapi.json", serveDocument(openapi.Spec()))
-		r.Get("/universal-pos/openapi.json", serveDocument(openapi.UniversalPOSSpec()))
-		r.Get("/v1/location/{locationId}", s.handleGetLocation)
-		r.Get("/v2/location/{id}/menu", s.handleLocationMenu)
+		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, inFlight, rateLimit)
+		if s.validate != nil {
+			r.Use(s.validate)
+		}
+		r.NotFound(s.api.NotFound)
+		r.MethodNotAllowed(s.api.NotFound)
+
+		// Public: the documents, a location's details and its menu.
+		r.Group(func(r chi.Router) {
+			r.Use(s.guards.Public)
+			r.Get("/openapi.json", serveDocument(openapi.Spec()))
+			r.Get("/universal-pos/openapi.json", serveDocument(openapi.UniversalPOSSpec()))
+			r.Get("/v1/location/{locationId}", s.handleGetLocation)
+			r.Get("/v2/location/{id}/menu", s.handleLocationMenu)
+		})
+		// Users: wallet, payments, orders.
+		r.Group(func(r chi.Router) {
+			r.Use(s.guards.User)
+			r.Get("/v1/user/me", s.handleGetUser)
+			s.writes.Post(r, "/v3/user/me/wallet/card/insert", http.StatusOK, s.handleCardInsert)
+			r.Get("/v2/payment/providerD/keys", s.handleProviderDKeys)
+			s.writes.Post(r, "/payments/v1/payment", http.StatusCreated, s.handleCreatePayment)
+			r.Get("/payments/v1/payment/{paymentId}", s.handleGetPayment)
+			s.writes.Post(r, "/ordering/v3/order", http.StatusCreated, s.handleCreateOrder)
+			r.Get("/ordering/v3/order/{orderId}", s.handleGetOrder)
+			s.writes.Post(r, "/ordering/v3/order/{orderId}/fulfillment-type/{method}", http.StatusAccepted, s.handleSetFulfillment)
+		})
+		// POSes: push-pull.
+		r.Group(func(r chi.Router) {
+			r.Use(s.guards.POS)
+			s.writes.Post(r, "/v1/pos/push-pull/check", http.StatusOK, s.handleCheckPush)
+			r.Get("/v1/pos/push-pull/payments/{locationId}", s.handlePaymentsPoll)
+			s.writes.Post(r, "/v1/pos/push-pull/accept-payment", http.StatusOK, s.handleAcceptPayment)
+			s.writes.Post(r, "/v1/pos/push-pull/heartbeat/{locationId}", http.StatusOK, s.handleHeartbeat)
+		})
+		// Vendors: bills.
+		r.Group(func(r chi.Router) {
+			r.Use(s.guards.APIKey)
+			r.Get("/v3/location/{locationId}/bills/closed", s.handleListClosedBills)
+			r.Get("/v3/bill/{billId}", s.handleGetBill)
+		})
+		if s.cfg.routeHook != nil {
+			s.cfg.routeHook(s, r)
+		}
 	})
-	// Users: wallet, payments, orders.
+
+	// The sandbox's public side: the payment providers are public like a
+	// real provider's endpoints (providerD's tokenisation refuses plain
+	// HTTP itself), and faults apply to the demo universal POS (that is how
+	// a demo makes it fail).
 	r.Group(func(r chi.Router) {
-		r.Use(s.guards.User)
-		r.Get("/v1/user/me", s.handleGetUser)
-		s.writes.Post(r, "/v3/user/me/wallet/card/insert", http.StatusOK, s.handleCardInsert)
-		r.Get("/v2/payment/providerD/keys", s.handleProviderDKeys)
-		s.writes.Post(r, "/payments/v1/payment", http.StatusCreated, s.handleCreatePayment)
-		r.Get("/payments/v1/payment/{paymentId}", s.handleGetPayment)
-		s.writes.Post(r, "/ordering/v3/order", http.StatusCreated, s.handleCreateOrder)
-		r.Get("/ordering/v3/order/{orderId}", s.handleGetOrder)
-		s.writes.Post(r, "/ordering/v3/order/{orderId}/fulfillment-type/{method}", http.StatusAccepted, s.handleSetFulfillment)
-	})
-	// POSes: push-pull.
-	r.Group(func(r chi.Router) {
-		r.Use(s.guards.POS)
-		s.writes.Post(r, "/v1/pos/push-pull/check", http.StatusOK, s.handleCheckPush)
-		r.Get("/v1/pos/push-pull/payments/{locationId}", s.handlePaymentsPoll)
-		s.writes.Post(r, "/v1/pos/push-pull/accept-payment", http.StatusOK, s.handleAcceptPayment)
-		s.writes.Post(r, "/v1/pos/push-pull/heartbeat/{locationId}", http.StatusOK, s.handleHeartbeat)
-	})
-	// Vendors: bills.
-	r.Group(func(r chi.Router) {
-		r.Use(s.guards.APIKey)
-		r.Get("/v3/location/{locationId}/bills/closed", s.handleListClosedBills)
-		r.Get("/v3/bill/{billId}", s.handleGetBill)
-	})
-	// The sandbox's public side: its CA certificate, the payment providers
-	// (public like a real provider's endpoints; providerD's tokenisation
-	// refuses plain HTTP itself) and the demo universal POS, whose requests
-	// faults apply to (that is how a demo makes it fail).
-	r.Group(func(r chi.Router) {
-		r.Use(s.guards.Public)
+		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, inFlight, rateLimit, s.guards.Public)
 		r.Get("/sandbox/ca.pem", s.handleCAPEM)
 		r.Get("/sandbox/providerB/public-key", s.handleProviderBPublicKey)
 		r.Post(providerDTokenisePath, s.handleProviderDTokenise)
 		r.Handle(sandbox.DemoPOSPath+"/*", http.StripPrefix(sandbox.DemoPOSPath, s.pos.demo))
 	})
-	// The sandbox admin API (contract.md section 6).
-	r.Group(func(r chi.Router) {
-		r.Use(s.guards.Admin)
+
+	// The sandbox admin API (contract.md section 6). s.admin holds the same
+	// routes alone, to tell a path of the admin API from the rest.
+	admin := func(r chi.Router) {
 		r.Get("/sandbox/fixtures", s.handleFixtures)
 		s.writes.Post(r, "/sandbox/users", http.StatusCreated, s.handleCreateUser)
 		s.writes.Post(r, "/sandbox/locations", http.StatusCreated, s.handleCreateLocation)
@@ -105,26 +119,25 @@ func (s *Server) routes() http.Handler {
 		s.writes.Post(r, "/sandbox/faults", http.StatusCreated, s.handleAddFault)
 		r.Delete("/sandbox/faults", s.handleClearFaults)
 		r.Get(journalPath, journalHandler(s.api, j))
-	})
-	if s.cfg.routeHook != nil {
-		s.cfg.routeHook(s, r)
 	}
+	r.Group(func(r chi.Router) {
+		r.Use(s.api.LimitBody, s.api.RequireJSON, s.guards.Admin)
+		admin(r)
+	})
+	adminOnly := chi.NewRouter()
+	admin(adminOnly)
+	s.admin = adminOnly
+
 	return s.withConsole(r, j)
 }
 
-// validateRequests applies the OpenAPI request validator to the API routes
-// (the document's own advice: not the sandbox admin endpoints, not the
-// console). Without Config.ValidateRequests it does nothing.
-func (s *Server) validateRequests(next http.Handler) http.Handler {
-	if s.validate == nil {
-		return next
-	}
-	checked := s.validate(next)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/sandbox/") || strings.HasPrefix(r.URL.Path, "/console") {
-			next.ServeHTTP(w, r)
-			return
+// isAdminRoute reports whether path is the path of a sandbox admin
+// endpoint, for any method.
+func (s *Server) isAdminRoute(path string) bool {
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if s.admin.Match(chi.NewRouteContext(), m, path) {
+			return true
 		}
-		checked.ServeHTTP(w, r)
-	})
+	}
+	return false
 }

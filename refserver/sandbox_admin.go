@@ -305,7 +305,7 @@ func (s *Server) handleAddFault(_ http.ResponseWriter, r *http.Request) (api.Wri
 	case bad["pathPrefix"] != "":
 	case !strings.HasPrefix(req.PathPrefix, "/"):
 		bad["pathPrefix"] = "must start with /"
-	case isAdminPath(req.PathPrefix):
+	case s.isAdminRoute(req.PathPrefix):
 		// Admin endpoints are never faulted, so such a fault could never
 		// fire: surely a mistake, say so.
 		bad["pathPrefix"] = "must not name the sandbox admin endpoints"

@@ -115,6 +115,8 @@ type Server struct {
 	// validate is the OpenAPI request validator (Config.ValidateRequests),
 	// nil when off.
 	validate func(http.Handler) http.Handler
+	// admin holds the sandbox admin routes alone (see isAdminRoute).
+	admin chi.Routes
 
 	// lastPurge is the virtual time of the last purge of old idempotency
 	// records (Unix seconds), kept by s.writes; a sandbox reset, which puts

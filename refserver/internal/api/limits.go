@@ -23,12 +23,14 @@ import (
 // whose client gives up while waiting is answered 429001 (for the journal;
 // the client is gone). n < 0 turns the bound off. waiting, when not nil,
 // is called by each request that has to wait, so tests can see the queue.
+//
+// The bound is shared by every handler the returned middleware wraps.
 func (rd *Responder) InFlight(n int, waiting func()) func(http.Handler) http.Handler {
+	if n < 0 {
+		return func(next http.Handler) http.Handler { return next }
+	}
+	slots := make(chan struct{}, n)
 	return func(next http.Handler) http.Handler {
-		if n < 0 {
-			return next
-		}
-		slots := make(chan struct{}, n)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if _, err := readBody(w, r); err != nil {
 				rd.Error(w, r, err)
