@@ -32,9 +32,9 @@ type providerBKey struct {
 
 // loadProviderBKey reads providerB's key from sandbox_state; ErrNotFound
 // before the first GET /sandbox/providerB/public-key made it.
-func (s *Server) loadProviderBKey(ctx context.Context) (*providerBKey, error) {
+func loadProviderBKey(ctx context.Context, db *store.DB) (*providerBKey, error) {
 	var jwk string
-	err := s.db.Read(ctx, func(tx *store.Tx) error {
+	err := db.Read(ctx, func(tx *store.Tx) error {
 		var err error
 		jwk, err = tx.State(sandbox.ProviderBKeyState)
 		return err
@@ -51,8 +51,8 @@ func (s *Server) loadProviderBKey(ctx context.Context) (*providerBKey, error) {
 
 // ensureProviderBKey returns providerB's key, making it on first use. The
 // key is persistent: it stays across restarts and sandbox resets.
-func (s *Server) ensureProviderBKey(ctx context.Context) (*providerBKey, error) {
-	k, err := s.loadProviderBKey(ctx)
+func ensureProviderBKey(ctx context.Context, db *store.DB) (*providerBKey, error) {
+	k, err := loadProviderBKey(ctx, db)
 	if !errors.Is(err, store.ErrNotFound) {
 		return k, err
 	}
@@ -66,7 +66,7 @@ func (s *Server) ensureProviderBKey(ctx context.Context) (*providerBKey, error) 
 	if err != nil {
 		return nil, err
 	}
-	err = s.db.Write(ctx, func(tx *store.Tx) error {
+	err = db.Write(ctx, func(tx *store.Tx) error {
 		if _, err := tx.State(sandbox.ProviderBKeyState); !errors.Is(err, store.ErrNotFound) {
 			return err // nil: someone else's key won
 		}
@@ -75,13 +75,13 @@ func (s *Server) ensureProviderBKey(ctx context.Context) (*providerBKey, error) 
 	if err != nil {
 		return nil, err
 	}
-	return s.loadProviderBKey(ctx)
+	return loadProviderBKey(ctx, db)
 }
 
 // handleProviderBPublicKey serves GET /sandbox/providerB/public-key: the
 // key a client encrypts card data to for providerBCse.
-func (s *Server) handleProviderBPublicKey(w http.ResponseWriter, r *http.Request) {
-	k, err := s.ensureProviderBKey(r.Context())
+func (s sandboxAPI) handleProviderBPublicKey(w http.ResponseWriter, r *http.Request) {
+	k, err := ensureProviderBKey(r.Context(), s.db)
 	if err != nil {
 		s.api.Error(w, r, err)
 		return
@@ -94,7 +94,7 @@ func (s *Server) handleProviderBPublicKey(w http.ResponseWriter, r *http.Request
 // exchangeProviderBCSE plays providerB at a card insert: it decrypts the
 // CSE, checks the card and that it is the one the body describes, and
 // issues a token. Problems come back as field -> reason.
-func (s *Server) exchangeProviderBCSE(tx *store.Tx, key *providerBKey, cse string, req *cardInsertRequest) (string, map[string]string, error) {
+func exchangeProviderBCSE(tx *store.Tx, key *providerBKey, cse string, req *cardInsertRequest) (string, map[string]string, error) {
 	if key == nil {
 		return "", map[string]string{"providerBCse": "cannot be decrypted with providerB's key"}, nil
 	}
@@ -265,7 +265,7 @@ type providerDTokeniseRequest struct {
 // failing field. An Idempotency-Key is accepted but not remembered here
 // (see below): a repeat of a request that got its token is refused with
 // keyId "key already used".
-func (s *Server) handleProviderDTokenise(w http.ResponseWriter, r *http.Request) {
+func (s sandboxAPI) handleProviderDTokenise(w http.ResponseWriter, r *http.Request) {
 	if r.TLS == nil {
 		s.api.Error(w, r, apiErrMsg(client.CodeForbidden, "providerD tokenisation must be called over HTTPS."))
 		return

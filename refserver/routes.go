@@ -41,6 +41,7 @@ func (s *Server) routes() http.Handler {
 	if n == 0 {
 		n = DefaultMaxInFlight
 	}
+	sb := sandboxAPI{s}
 	faults := s.api.Faults(s.faults)
 	inFlight := s.api.InFlight(n, s.cfg.inFlightWait)
 	rateLimit := s.api.RateLimit(api.NewRateLimiter(s.cfg.RateLimit, s.cfg.RateBurst, s.clock.Real))
@@ -56,8 +57,8 @@ func (s *Server) routes() http.Handler {
 		// Public: the documents, a location's details and its menu.
 		r.Group(func(r chi.Router) {
 			r.Use(s.guards.Public)
-			r.Get("/openapi.json", serveDocument(openapi.Spec()))
-			r.Get("/universal-pos/openapi.json", serveDocument(openapi.UniversalPOSSpec()))
+			r.Get("/openapi.json", serveStatic("application/json", openapi.Spec()))
+			r.Get("/universal-pos/openapi.json", serveStatic("application/json", openapi.UniversalPOSSpec()))
 			r.Get("/v1/location/{locationId}", s.handleGetLocation)
 			r.Get("/v2/location/{id}/menu", s.handleLocationMenu)
 		})
@@ -98,26 +99,26 @@ func (s *Server) routes() http.Handler {
 	// a demo makes it fail).
 	r.Group(func(r chi.Router) {
 		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, inFlight, rateLimit, s.guards.Public)
-		r.Get("/sandbox/ca.pem", s.handleCAPEM)
-		r.Get("/sandbox/providerB/public-key", s.handleProviderBPublicKey)
-		r.Post(providerDTokenisePath, s.handleProviderDTokenise)
+		r.Get("/sandbox/ca.pem", serveStatic("application/x-pem-file", s.cert.CertPEM))
+		r.Get("/sandbox/providerB/public-key", sb.handleProviderBPublicKey)
+		r.Post(providerDTokenisePath, sb.handleProviderDTokenise)
 		r.Handle(sandbox.DemoPOSPath+"/*", http.StripPrefix(sandbox.DemoPOSPath, s.pos.demo))
 	})
 
 	// The sandbox admin API (contract.md section 6). s.admin holds the same
 	// routes alone, to tell a path of the admin API from the rest.
 	admin := func(r chi.Router) {
-		r.Get("/sandbox/fixtures", s.handleFixtures)
-		s.writes.Post(r, "/sandbox/users", http.StatusCreated, s.handleCreateUser)
-		s.writes.Post(r, "/sandbox/locations", http.StatusCreated, s.handleCreateLocation)
-		s.writes.Post(r, "/sandbox/api-keys", http.StatusCreated, s.handleCreateAPIKey)
-		s.writes.Post(r, "/sandbox/cards/{cardId}/status", http.StatusOK, s.handleSetCardStatus)
-		r.Get("/sandbox/clock", s.handleGetClock)
-		s.writes.Post(r, "/sandbox/clock", http.StatusOK, s.handleAdvanceClock)
-		s.writes.Post(r, "/sandbox/reset", http.StatusOK, s.handleReset)
-		r.Get("/sandbox/faults", s.handleListFaults)
-		s.writes.Post(r, "/sandbox/faults", http.StatusCreated, s.handleAddFault)
-		r.Delete("/sandbox/faults", s.handleClearFaults)
+		r.Get("/sandbox/fixtures", sb.handleFixtures)
+		s.writes.Post(r, "/sandbox/users", http.StatusCreated, sb.handleCreateUser)
+		s.writes.Post(r, "/sandbox/locations", http.StatusCreated, sb.handleCreateLocation)
+		s.writes.Post(r, "/sandbox/api-keys", http.StatusCreated, sb.handleCreateAPIKey)
+		s.writes.Post(r, "/sandbox/cards/{cardId}/status", http.StatusOK, sb.handleSetCardStatus)
+		r.Get("/sandbox/clock", sb.handleGetClock)
+		s.writes.Post(r, "/sandbox/clock", http.StatusOK, sb.handleAdvanceClock)
+		s.writes.Post(r, "/sandbox/reset", http.StatusOK, sb.handleReset)
+		r.Get("/sandbox/faults", sb.handleListFaults)
+		s.writes.Post(r, "/sandbox/faults", http.StatusCreated, sb.handleAddFault)
+		r.Delete("/sandbox/faults", sb.handleClearFaults)
 		r.Get(journalPath, journalHandler(s.api, j))
 	}
 	r.Group(func(r chi.Router) {
@@ -131,11 +132,11 @@ func (s *Server) routes() http.Handler {
 	return s.withConsole(r, j)
 }
 
-// isAdminRoute reports whether path is the path of a sandbox admin
-// endpoint, for any method.
-func (s *Server) isAdminRoute(path string) bool {
+// isAdminRoute reports whether path is the path of one of the admin
+// routes, for any method.
+func isAdminRoute(admin chi.Routes, path string) bool {
 	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-		if s.admin.Match(chi.NewRouteContext(), m, path) {
+		if admin.Match(chi.NewRouteContext(), m, path) {
 			return true
 		}
 	}

@@ -18,19 +18,15 @@ import (
 // headerAdminKey carries the sandbox admin key (see api.Guards.Admin).
 const headerAdminKey = api.HeaderAdminKey
 
+// sandboxAPI serves the sandbox's own endpoints: the admin API and the
+// sandbox payment providers.
+type sandboxAPI struct{ *Server }
+
 // gateways are the payment providers a location can use.
 var gateways = []string{"providerA", "providerB", "providerC", "providerD", "providerE"}
 
-// handleCAPEM serves the certificate a client must trust for the HTTPS
-// listener. Public: it holds no secret.
-func (s *Server) handleCAPEM(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/x-pem-file")
-	w.Header().Set("Content-Length", strconv.Itoa(len(s.cert.CertPEM)))
-	_, _ = w.Write(s.cert.CertPEM)
-}
-
 // handleFixtures is GET /sandbox/fixtures: the demo fixture's credentials.
-func (s *Server) handleFixtures(w http.ResponseWriter, r *http.Request) {
+func (s sandboxAPI) handleFixtures(w http.ResponseWriter, r *http.Request) {
 	var f sandbox.Fixtures
 	err := s.db.Read(r.Context(), func(tx *store.Tx) error {
 		var err error
@@ -51,7 +47,7 @@ type createUserResponse struct {
 
 // handleCreateUser is POST /sandbox/users: a new user and its access
 // token, shown this once. No body is needed.
-func (s *Server) handleCreateUser(http.ResponseWriter, *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleCreateUser(http.ResponseWriter, *http.Request) (api.Write, error) {
 	return func(tx *store.Tx) (any, error) {
 		id, err := tx.InsertUser()
 		if err != nil {
@@ -80,7 +76,7 @@ type createLocationResponse struct {
 // handleCreateLocation is POST /sandbox/locations: a location with its POS
 // access token (shown this once), optionally wired to a universal POS at
 // posUrl that accepts the bearer token posToken.
-func (s *Server) handleCreateLocation(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleCreateLocation(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var req createLocationRequest
 	// Name every failing field at once: missing ones and invalid ones.
 	bad, err := api.Decode(r, &req, "name", "gateway")
@@ -146,7 +142,7 @@ type createAPIKeyResponse struct {
 
 // handleCreateAPIKey is POST /sandbox/api-keys: a vendor API key scoped to
 // the given locations, shown this once.
-func (s *Server) handleCreateAPIKey(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleCreateAPIKey(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var req createAPIKeyRequest
 	bad, err := api.Decode(r, &req, "locationIds")
 	if err != nil {
@@ -190,7 +186,7 @@ type clockResponse struct {
 }
 
 // handleGetClock is GET /sandbox/clock.
-func (s *Server) handleGetClock(w http.ResponseWriter, r *http.Request) {
+func (s sandboxAPI) handleGetClock(w http.ResponseWriter, r *http.Request) {
 	s.api.JSON(w, r, http.StatusOK, clockResponse{
 		ServerTime:    s.clock.Now().Unix(),
 		OffsetSeconds: int64(s.clock.Offset() / time.Second),
@@ -208,7 +204,7 @@ const maxAdvance = 10 * 366 * 24 * 3600
 // handleAdvanceClock is POST /sandbox/clock: moves the virtual clock
 // forward by advanceSeconds (never backward: expiry and staleness rules
 // assume time only moves on).
-func (s *Server) handleAdvanceClock(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleAdvanceClock(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var req advanceClockRequest
 	bad, err := api.Decode(r, &req, "advanceSeconds")
 	if err != nil {
@@ -248,7 +244,7 @@ func (s *Server) handleAdvanceClock(_ http.ResponseWriter, r *http.Request) (api
 // with the new fixture (as GET /sandbox/fixtures). The wipe is a
 // transaction of its own, before the Write that seeds the fixture (see
 // wipeSandbox).
-func (s *Server) handleReset(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleReset(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	if err := s.db.Write(r.Context(), s.wipeSandbox); err != nil {
 		return nil, err
 	}
@@ -272,7 +268,7 @@ type faultsResponse struct {
 }
 
 // handleListFaults is GET /sandbox/faults: the active faults.
-func (s *Server) handleListFaults(w http.ResponseWriter, r *http.Request) {
+func (s sandboxAPI) handleListFaults(w http.ResponseWriter, r *http.Request) {
 	s.api.JSON(w, r, http.StatusOK, faultsResponse{Faults: s.faults.List()})
 }
 
@@ -292,7 +288,7 @@ const maxFaultLatency = 60_000
 
 // handleAddFault is POST /sandbox/faults. method "" or "*" matches any
 // method; status 0 injects latency only; count defaults to 1.
-func (s *Server) handleAddFault(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleAddFault(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var req addFaultRequest
 	bad, err := api.Decode(r, &req, "pathPrefix")
 	if err != nil {
@@ -305,7 +301,7 @@ func (s *Server) handleAddFault(_ http.ResponseWriter, r *http.Request) (api.Wri
 	case bad["pathPrefix"] != "":
 	case !strings.HasPrefix(req.PathPrefix, "/"):
 		bad["pathPrefix"] = "must start with /"
-	case s.isAdminRoute(req.PathPrefix):
+	case isAdminRoute(s.admin, req.PathPrefix):
 		// Admin endpoints are never faulted, so such a fault could never
 		// fire: surely a mistake, say so.
 		bad["pathPrefix"] = "must not name the sandbox admin endpoints"
@@ -344,7 +340,7 @@ func (s *Server) handleAddFault(_ http.ResponseWriter, r *http.Request) (api.Wri
 }
 
 // handleClearFaults is DELETE /sandbox/faults: removes every fault.
-func (s *Server) handleClearFaults(w http.ResponseWriter, r *http.Request) {
+func (s sandboxAPI) handleClearFaults(w http.ResponseWriter, r *http.Request) {
 	s.faults.Clear()
 	w.WriteHeader(http.StatusNoContent)
 }

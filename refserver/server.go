@@ -194,7 +194,7 @@ func New(cfg Config) (*Server, error) {
 	s.api = api.NewResponder(s.log, s.clock.Now, s.tokens)
 	s.guards = api.NewGuards(s.api, s.tokens, db, cfg.AdminKey)
 	s.writes = api.NewWrites(s.api, db, s.log, cfg.AdminKey, &s.lastPurge)
-	if err := s.loadClock(ctx); err != nil {
+	if err := loadClock(ctx, db, s.clock); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("refserver: %w", err)
 	}
@@ -280,8 +280,8 @@ func (s *Server) Close() error {
 }
 
 // loadClock restores the virtual clock's offset from sandbox_state.
-func (s *Server) loadClock(ctx context.Context) error {
-	return s.db.Read(ctx, func(tx *store.Tx) error {
+func loadClock(ctx context.Context, db *store.DB, clock *sandbox.Clock) error {
+	return db.Read(ctx, func(tx *store.Tx) error {
 		v, err := tx.State(stateClockOffset)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil
@@ -293,7 +293,7 @@ func (s *Server) loadClock(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("bad %s %q: %w", stateClockOffset, v, err)
 		}
-		s.clock.SetOffset(time.Duration(secs) * time.Second)
+		clock.SetOffset(time.Duration(secs) * time.Second)
 		return nil
 	})
 }

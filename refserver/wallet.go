@@ -166,7 +166,7 @@ func (s *Server) handleCardInsert(_ http.ResponseWriter, r *http.Request) (api.W
 	// the slow part and needs no lock.
 	var pbKey *providerBKey
 	if req.ProviderBCse != nil {
-		k, err := s.loadProviderBKey(r.Context())
+		k, err := loadProviderBKey(r.Context(), s.db)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, err
 		}
@@ -179,7 +179,7 @@ func (s *Server) handleCardInsert(_ http.ResponseWriter, r *http.Request) (api.W
 		tokens := map[string]string{}
 		bad := map[string]string{}
 		if req.ProviderBCse != nil {
-			tok, p, err := s.exchangeProviderBCSE(tx, pbKey, *req.ProviderBCse, &req)
+			tok, p, err := exchangeProviderBCSE(tx, pbKey, *req.ProviderBCse, &req)
 			if err != nil {
 				return nil, err
 			}
@@ -250,7 +250,7 @@ type cardStatusRequest struct {
 // handleSetCardStatus serves POST /sandbox/cards/{cardId}/status (admin):
 // it sets a wallet entry's status, to try out what each status allows
 // (only Live and Temporary cards can pay). It answers 200 with {}.
-func (s *Server) handleSetCardStatus(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleSetCardStatus(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	cardID, ok := walletIDParam(r, "cardId")
 	if !ok {
 		return nil, apiErr(client.CodeNotFound)
