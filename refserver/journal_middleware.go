@@ -68,7 +68,9 @@ func describeCaller(e *journalEntry, r *http.Request, t *api.Trace) {
 		q = api.RequestFrom(r.Context()) // no guard ran: an empty record
 	}
 	e.Credential = credentialNone
-	switch p, tok := q.Principal(), q.Token(); {
+	p := q.Principal()
+	tok, hasToken := q.Token()
+	switch {
 	case p.Kind != "":
 		e.Credential = string(p.Kind)
 		switch p.Kind {
@@ -79,7 +81,7 @@ func describeCaller(e *journalEntry, r *http.Request, t *api.Trace) {
 		case api.KindAPIKey:
 			e.KeyID = journalInt(p.KeyID)
 		}
-	case tok != nil:
+	case hasToken:
 		// Recognised but refused by the endpoint (expired, wrong kind).
 		e.Credential = tok.Kind
 		if tok.Kind == store.TokenKindPOS {

@@ -41,9 +41,14 @@ func (q *Request) Principal() Principal { return q.principal }
 func (q *Request) Body() []byte { return q.body }
 
 // Token returns the row of the access token the request carried, whether
-// or not the route accepted it, or nil when it carried none or an unknown
-// one.
-func (q *Request) Token() *store.AccessToken { return q.token }
+// or not the route accepted it; ok is false when it carried none or an
+// unknown one.
+func (q *Request) Token() (t store.AccessToken, ok bool) {
+	if q.token == nil {
+		return store.AccessToken{}, false
+	}
+	return *q.token, true
+}
 
 type requestKey struct{}
 
