@@ -15,16 +15,10 @@ import (
 	"github.com/hospo-dev/hospo-go/bills"
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/possync"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
-
-// mountBills mounts the closed-bills and bill retrieval endpoints. Both take
-// a vendor API key.
-func (s *Server) mountBills(r chi.Router) {
-	r.With(s.version(3), s.requireAPIKey).Get("/v3/location/{locationId}/bills/closed", s.handleListClosedBills)
-	r.With(s.version(3), s.requireAPIKey).Get("/v3/bill/{billId}", s.handleGetBill)
-}
 
 // handleListClosedBills serves GET /v3/location/{locationId}/bills/closed:
 // the location's closed bills with last_updated in [from, to].
@@ -34,16 +28,16 @@ func (s *Server) mountBills(r chi.Router) {
 func (s *Server) handleListClosedBills(w http.ResponseWriter, r *http.Request) {
 	locationID, err := strconv.ParseInt(chi.URLParam(r, "locationId"), 10, 64)
 	if err != nil || locationID <= 0 {
-		s.writeError(w, r, apiErr(client.CodeNotFound))
+		s.api.Error(w, r, apiErr(client.CodeNotFound))
 		return
 	}
-	if !principalFrom(r.Context()).CanSeeLocation(locationID) {
-		s.writeError(w, r, apiErrMsg(client.CodeForbidden, "The API key is not scoped to this location."))
+	if !api.RequestFrom(r.Context()).Principal().CanSeeLocation(locationID) {
+		s.api.Error(w, r, apiErrMsg(client.CodeForbidden, "The API key is not scoped to this location."))
 		return
 	}
 	rng, qerr := parseClosedRange(r.URL.RawQuery)
 	if qerr != nil {
-		s.writeError(w, r, qerr)
+		s.api.Error(w, r, qerr)
 		return
 	}
 	var rows []store.BillSummary
@@ -53,10 +47,10 @@ func (s *Server) handleListClosedBills(w http.ResponseWriter, r *http.Request) {
 		return err
 	})
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
-	out := bills.ClosedBillsResponse{Bills: make([]bills.Summary, len(rows)), RequestInfo: s.requestInfo(r)}
+	out := bills.ClosedBillsResponse{Bills: make([]bills.Summary, len(rows)), RequestInfo: s.api.Info(r)}
 	for i, b := range rows {
 		out.Bills[i] = bills.Summary{
 			BillID:      b.BillID,
@@ -64,7 +58,7 @@ func (s *Server) handleListClosedBills(w http.ResponseWriter, r *http.Request) {
 			LastUpdated: client.BillTime{Time: time.Unix(b.LastUpdated, 0).UTC()},
 		}
 	}
-	s.writeJSON(w, r, http.StatusOK, out)
+	s.api.JSON(w, r, http.StatusOK, out)
 }
 
 // handleGetBill serves GET /v3/bill/{billId}?scope=: one bill record with
@@ -74,16 +68,16 @@ func (s *Server) handleListClosedBills(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleGetBill(w http.ResponseWriter, r *http.Request) {
 	sc, qerr := parseBillScopes(r.URL.RawQuery)
 	if qerr != nil {
-		s.writeError(w, r, qerr)
+		s.api.Error(w, r, qerr)
 		return
 	}
 	// chi hands over the raw segment when the path has escapes in it.
 	billID, err := url.PathUnescape(chi.URLParam(r, "billId"))
 	if err != nil {
-		s.writeError(w, r, apiErr(client.CodeNotFound))
+		s.api.Error(w, r, apiErr(client.CodeNotFound))
 		return
 	}
-	p := principalFrom(r.Context())
+	p := api.RequestFrom(r.Context()).Principal()
 	var out bills.BillResponse
 	err = s.db.Read(r.Context(), func(tx *store.Tx) error {
 		row, err := tx.GetBill(billID)
@@ -99,15 +93,15 @@ func (s *Server) handleGetBill(w http.ResponseWriter, r *http.Request) {
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		s.writeError(w, r, apiErr(client.CodeNotFound))
+		s.api.Error(w, r, apiErr(client.CodeNotFound))
 		return
 	}
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
-	out.RequestInfo = s.requestInfo(r)
-	s.writeJSON(w, r, http.StatusOK, out)
+	out.RequestInfo = s.api.Info(r)
+	s.api.JSON(w, r, http.StatusOK, out)
 }
 
 // storedCheck is the part of a stored check (bills.check_json) that the
@@ -231,7 +225,7 @@ const maxClosedRange = 31 * 24 * time.Hour
 //
 // lastUpdated is whole seconds, so a fractional from is rounded up and a
 // fractional to down: the result holds exactly the seconds in [from, to].
-func parseClosedRange(rawQuery string) (closedRange, *APIError) {
+func parseClosedRange(rawQuery string) (closedRange, *api.Error) {
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
 		return closedRange{}, apiErrMsg(client.CodeInvalidQuery, "The query string is not valid URL encoding.")
@@ -258,7 +252,7 @@ func parseClosedRange(rawQuery string) (closedRange, *APIError) {
 }
 
 // queryTime reads one ISO 8601 date-time with offset from q.
-func queryTime(q url.Values, name string) (time.Time, *APIError) {
+func queryTime(q url.Values, name string) (time.Time, *api.Error) {
 	vals := q[name]
 	switch {
 	case len(vals) == 0 || vals[0] == "":
@@ -293,7 +287,7 @@ type billScopes struct {
 // it may be repeated) from the raw query string. It is pure, so it can be
 // fuzzed; every failure is a 400003. Empty elements are ignored, so
 // "scope=" asks for no scope.
-func parseBillScopes(rawQuery string) (billScopes, *APIError) {
+func parseBillScopes(rawQuery string) (billScopes, *api.Error) {
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
 		return billScopes{}, apiErrMsg(client.CodeInvalidQuery, "The query string is not valid URL encoding.")

@@ -17,8 +17,18 @@
 //
 // Tests use package refservertest, which does the above on free ports.
 //
-// Layout: server.go wires the pieces; middleware*.go, errors.go,
-// respond.go, decode.go, auth.go and idempotency.go are the HTTP plumbing
-// every endpoint shares; one file per API area holds its handlers; every SQL
-// statement lives in package store.
+// Layout: server.go wires the pieces and routes.go holds the route table;
+// package internal/api is the HTTP plumbing every endpoint shares (request
+// record, credential guards, error rendering, decoding, idempotent writes,
+// limits); one file per API area holds its handlers; every SQL statement
+// lives in package store.
+//
+// To add an endpoint: write its handler in its area's file. A GET decodes
+// its parameters, runs its rule in s.db.Read and answers with s.api.JSON
+// (errors with s.api.Error); a POST is an api.WriteHandler that decodes
+// with api.Decode and returns the api.Write to run in the write transaction.
+// Register it in routes.go in the group of its credential (the group's
+// guard makes the request record, read with api.RequestFrom), a POST with
+// s.writes.Post so that it is idempotent. Add it to the OpenAPI document;
+// TestRouteTable checks that it is guarded and, if a POST, idempotent.
 package refserver

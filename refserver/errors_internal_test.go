@@ -12,6 +12,7 @@ import (
 	"github.com/hospo-dev/hospo-go/internal/syncbuf"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 )
 
 func TestEveryCatalogueCodeRendersTheErrorBody(t *testing.T) {
@@ -36,7 +37,7 @@ func TestMiddlewareErrors(t *testing.T) {
 	ts := newTestServer(t)
 	tok := ts.fixtures(t).Users[0].AccessToken
 	count := ts.url + "/v1/test/count?accessToken=" + tok
-	huge := `{"note":"` + strings.Repeat("x", maxBodyBytes) + `"}`
+	huge := `{"note":"` + strings.Repeat("x", api.MaxBodyBytes) + `"}`
 
 	tests := []struct {
 		name    string
@@ -106,7 +107,7 @@ func TestChunkedBodyTooLarge(t *testing.T) {
 	tok := ts.fixtures(t).Users[0].AccessToken
 	// An io.Reader of unknown length makes the client send it chunked, so
 	// the server only learns the size by reading.
-	body := io.MultiReader(strings.NewReader(`{"note":"`), strings.NewReader(strings.Repeat("x", maxBodyBytes)), strings.NewReader(`"}`))
+	body := io.MultiReader(strings.NewReader(`{"note":"`), strings.NewReader(strings.Repeat("x", api.MaxBodyBytes)), strings.NewReader(`"}`))
 	req, _ := http.NewRequest("POST", ts.url+"/v1/test/count?accessToken="+tok, body)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
@@ -126,7 +127,7 @@ func TestChunkedBodyTooLargeUnreadByHandler(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)
 	for _, path := range []string{"/sandbox/users", "/sandbox/reset"} {
-		body := io.MultiReader(strings.NewReader(`{"x":"`), strings.NewReader(strings.Repeat("x", maxBodyBytes)), strings.NewReader(`"}`))
+		body := io.MultiReader(strings.NewReader(`{"x":"`), strings.NewReader(strings.Repeat("x", api.MaxBodyBytes)), strings.NewReader(`"}`))
 		req, _ := http.NewRequest("POST", ts.url+path, body)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-Sandbox-Admin-Key", testAdminKey)

@@ -14,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
@@ -54,41 +55,42 @@ func newTestServer(t *testing.T, mod ...func(*Config)) *testServer {
 // testRoutes mounts routes that exercise the core's plumbing the way area
 // handlers use it.
 func testRoutes(s *Server, r chi.Router) {
-	r.With(s.version(1), s.requireUser).Get("/v1/test/user", func(w http.ResponseWriter, r *http.Request) {
-		s.writeJSON(w, r, http.StatusOK, map[string]any{
-			"userId":      principalFrom(r.Context()).UserID,
-			"requestInfo": s.requestInfo(r),
+	r.With(s.guards.User).Get("/v1/test/user", func(w http.ResponseWriter, r *http.Request) {
+		s.api.JSON(w, r, http.StatusOK, map[string]any{
+			"userId":      api.RequestFrom(r.Context()).Principal().UserID,
+			"requestInfo": s.api.Info(r),
 		})
 	})
-	r.With(s.version(1), s.requirePOS).Get("/v1/test/pos/{locationId}", func(w http.ResponseWriter, r *http.Request) {
+	r.With(s.guards.POS).Get("/v1/test/pos/{locationId}", func(w http.ResponseWriter, r *http.Request) {
 		id, _ := strconv.ParseInt(chi.URLParam(r, "locationId"), 10, 64)
-		if !principalFrom(r.Context()).CanSeeLocation(id) {
-			s.writeError(w, r, apiErr(client.CodeForbidden))
+		if !api.RequestFrom(r.Context()).Principal().CanSeeLocation(id) {
+			s.api.Error(w, r, apiErr(client.CodeForbidden))
 			return
 		}
-		s.writeJSON(w, r, http.StatusOK, map[string]any{"requestInfo": s.requestInfo(r)})
+		s.api.JSON(w, r, http.StatusOK, map[string]any{"requestInfo": s.api.Info(r)})
 	})
-	r.With(s.version(3), s.requireAPIKey).Get("/v3/test/location/{locationId}/bills", func(w http.ResponseWriter, r *http.Request) {
+	r.With(s.guards.APIKey).Get("/v3/test/location/{locationId}/bills", func(w http.ResponseWriter, r *http.Request) {
 		id, _ := strconv.ParseInt(chi.URLParam(r, "locationId"), 10, 64)
-		if !principalFrom(r.Context()).CanSeeLocation(id) {
-			s.writeError(w, r, apiErr(client.CodeForbidden))
+		if !api.RequestFrom(r.Context()).Principal().CanSeeLocation(id) {
+			s.api.Error(w, r, apiErr(client.CodeForbidden))
 			return
 		}
-		s.writeJSON(w, r, http.StatusOK, map[string]any{"requestInfo": s.requestInfo(r)})
+		s.api.JSON(w, r, http.StatusOK, map[string]any{"requestInfo": s.api.Info(r)})
 	})
-	r.With(s.version(2)).Get("/v2/test/public", func(w http.ResponseWriter, r *http.Request) {
-		s.writeJSON(w, r, http.StatusOK, map[string]any{"requestInfo": s.requestInfo(r)})
+	public := r.With(s.guards.Public)
+	public.Get("/v2/test/public", func(w http.ResponseWriter, r *http.Request) {
+		s.api.JSON(w, r, http.StatusOK, map[string]any{"requestInfo": s.api.Info(r)})
 	})
-	r.Get("/v1/test/panic", func(w http.ResponseWriter, r *http.Request) {
+	public.Get("/v1/test/panic", func(w http.ResponseWriter, r *http.Request) {
 		panic("internal detail: database password hunter2")
 	})
-	r.Get("/v1/test/error/{code}", func(w http.ResponseWriter, r *http.Request) {
+	public.Get("/v1/test/error/{code}", func(w http.ResponseWriter, r *http.Request) {
 		c, _ := strconv.Atoi(chi.URLParam(r, "code"))
-		s.writeError(w, r, apiErr(client.Code(c)))
+		s.api.Error(w, r, apiErr(client.Code(c)))
 	})
 	// POST /v1/test/count creates a user per request that does work, so
 	// tests can count how often the work really happened.
-	r.With(s.version(1), s.requireUser).Post("/v1/test/count", func(w http.ResponseWriter, r *http.Request) {
+	s.writes.Post(r.With(s.guards.User), "/v1/test/count", http.StatusCreated, func(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 		var req struct {
 			Note   string       `json:"note"`
 			Amount client.Money `json:"amount"`
@@ -96,17 +98,20 @@ func testRoutes(s *Server, r chi.Router) {
 				Price client.Money `json:"price"`
 			} `json:"items"`
 		}
-		if err := s.decodeBody(r, &req, "note", "items[].price"); err != nil {
-			s.writeError(w, r, err)
-			return
+		bad, err := api.Decode(r, &req, "note", "items[].price")
+		if err != nil {
+			return nil, err
 		}
-		s.mutate(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
+		if len(bad) > 0 {
+			return nil, validationErr(bad)
+		}
+		return func(tx *store.Tx) (any, error) {
 			id, err := tx.InsertUser()
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"createdUserId": id, "note": req.Note, "amount": req.Amount, "requestInfo": s.requestInfo(r)}, nil
-		})
+			return map[string]any{"createdUserId": id, "note": req.Note, "amount": req.Amount, "requestInfo": s.api.Info(r)}, nil
+		}, nil
 	})
 }
 

@@ -21,10 +21,10 @@ func blockingServer(t *testing.T, maxInFlight int) (ts *testServer, entered, rel
 		c.MaxInFlight = maxInFlight
 		c.inFlightWait = func() { waiting <- struct{}{} }
 		c.routeHook = func(s *Server, r chi.Router) {
-			r.Get("/v1/test/block", func(w http.ResponseWriter, r *http.Request) {
+			r.With(s.guards.Public).Get("/v1/test/block", func(w http.ResponseWriter, r *http.Request) {
 				entered <- struct{}{}
 				<-release
-				s.writeJSON(w, r, http.StatusOK, map[string]any{})
+				s.api.JSON(w, r, http.StatusOK, map[string]any{})
 			})
 		}
 	})

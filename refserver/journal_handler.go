@@ -7,20 +7,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 )
 
 // defaultJournalLimit is how many entries GET /sandbox/requests returns
 // without a limit parameter.
 const defaultJournalLimit = 100
-
-// mountJournal mounts GET /sandbox/requests, the request journal, behind
-// the admin key.
-func (s *Server) mountJournal(r chi.Router, j *journal) {
-	r.With(s.requireAdmin).Get(journalPath, s.handleJournal(j))
-}
 
 // journalResponse is the body of GET /sandbox/requests.
 type journalResponse struct {
@@ -33,19 +26,19 @@ type journalResponse struct {
 	Capacity int `json:"capacity"`
 }
 
-// handleJournal serves GET /sandbox/requests?limit=&locationId=&status=&after=:
-// the latest requests, newest first. status is an exact status (404) or a
-// class (4xx); after is a Seq, for pollers. A bad parameter is a 400003
-// naming it.
-func (s *Server) handleJournal(j *journal) http.HandlerFunc {
+// journalHandler serves GET /sandbox/requests?limit=&locationId=&status=&after=:
+// the latest requests of j, newest first. status is an exact status (404)
+// or a class (4xx); after is a Seq, for pollers. A bad parameter is a
+// 400003 naming it.
+func journalHandler(rd *api.Responder, j *journal) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		f, bad := parseJournalQuery(r.URL.Query(), j.capacity())
 		if len(bad) > 0 {
-			s.writeError(w, r, apiErrMsg(client.CodeInvalidQuery, describeBadParams(bad)))
+			rd.Error(w, r, apiErrMsg(client.CodeInvalidQuery, describeBadParams(bad)))
 			return
 		}
 		entries, last := j.query(f)
-		s.writeJSON(w, r, http.StatusOK, journalResponse{Requests: entries, LastSeq: last, Capacity: j.capacity()})
+		rd.JSON(w, r, http.StatusOK, journalResponse{Requests: entries, LastSeq: last, Capacity: j.capacity()})
 	}
 }
 

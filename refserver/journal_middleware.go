@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
@@ -18,18 +20,14 @@ import (
 // looking for.
 const journalPath = "/sandbox/requests"
 
-// maxErrorSniff is how much of an error response's body the journal looks
-// at for its code. The core writes "code" second in every error body, so a
-// short prefix is enough even for a long contextData.
-const maxErrorSniff = 4 << 10
-
 // journalRequests records every request in j once it has been answered.
-// It sits just inside withState, so that everything further in (route
-// matching, authentication, the error writer) has run when it records:
-// the route pattern comes from chi's routing context, the caller from the
-// request state that the auth middleware fills, and the error code from
-// the response body.
-func (s *Server) journalRequests(j *journal) func(http.Handler) http.Handler {
+// It sits just inside api.Tracing, so that everything further in (route
+// matching, the credential guard, the error writer) has run when it
+// records: the route pattern comes from chi's routing context, the caller
+// from the request record the guard gave the trace, and the error code
+// from the response body. now is the virtual clock (the time of an entry),
+// real the real one (its duration).
+func journalRequests(j *journal, now, real func() time.Time) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		if j.capacity() == 0 {
 			return next
@@ -39,69 +37,65 @@ func (s *Server) journalRequests(j *journal) func(http.Handler) http.Handler {
 				next.ServeHTTP(w, r)
 				return
 			}
-			at, start := s.clock.Now(), s.clock.Real()
-			jw := &journalWriter{ResponseWriter: w}
+			at, start := now(), real()
+			t := api.TraceOf(w)
 			// Deferred so that a request whose handler aborts (a panic the
 			// recoverer passes on) is still recorded.
 			defer func() {
 				e := journalEntry{
 					Time:       at.UTC(),
 					Method:     r.Method,
-					Route:      routePattern(r),
-					Status:     jw.statusCode(),
-					ErrorCode:  jw.errorCode(),
-					DurationMs: float64(s.clock.Real().Sub(start).Microseconds()) / 1000,
-					RequestID:  stateOf(r).id,
+					Route:      api.RoutePattern(r),
+					Status:     t.Status(),
+					ErrorCode:  errorCode(t),
+					DurationMs: float64(real().Sub(start).Microseconds()) / 1000,
+					RequestID:  t.ID(),
 				}
-				describeCaller(&e, r)
+				describeCaller(&e, r, t)
 				j.add(e)
 			}()
-			next.ServeHTTP(jw, r)
+			next.ServeHTTP(w, r)
 		})
 	}
-}
-
-// routePattern is the matched route's pattern, or "-".
-func routePattern(r *http.Request) string {
-	if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
-		return rc.RoutePattern()
-	}
-	return "-"
 }
 
 // describeCaller fills the credential kind and subject of e and the
 // location the request concerned. Only ids are taken, never the
 // credential itself.
-func describeCaller(e *journalEntry, r *http.Request) {
-	st := stateOf(r)
+func describeCaller(e *journalEntry, r *http.Request, t *api.Trace) {
+	q := t.Request()
+	if q == nil {
+		q = api.RequestFrom(r.Context()) // no guard ran: an empty record
+	}
 	e.Credential = credentialNone
-	switch p := st.principal; {
-	case p != nil:
+	p := q.Principal()
+	tok, hasToken := q.Token()
+	switch {
+	case p.Kind != "":
 		e.Credential = string(p.Kind)
 		switch p.Kind {
-		case KindUser:
+		case api.KindUser:
 			e.UserID = journalInt(p.UserID)
-		case KindPOS:
+		case api.KindPOS:
 			e.POSLocationID = journalInt(p.LocationID)
-		case KindAPIKey:
+		case api.KindAPIKey:
 			e.KeyID = journalInt(p.KeyID)
 		}
-	case st.token != nil:
+	case hasToken:
 		// Recognised but refused by the endpoint (expired, wrong kind).
-		e.Credential = st.token.Kind
-		if st.token.Kind == store.TokenKindPOS {
-			e.POSLocationID = journalInt(st.token.LocationID)
+		e.Credential = tok.Kind
+		if tok.Kind == store.TokenKindPOS {
+			e.POSLocationID = journalInt(tok.LocationID)
 		} else {
-			e.UserID = journalInt(st.token.UserID)
+			e.UserID = journalInt(tok.UserID)
 		}
 	}
 	e.LocationID = pathLocation(r)
 	if e.LocationID == nil {
-		switch {
-		case st.bodyLocationKnown:
-			e.LocationID = st.bodyLocation
-		case st.bodyRead && len(st.body) > 0:
-			e.LocationID = bodyLocation(st.body)
+		if id, known := t.BodyLocation(); known {
+			e.LocationID = id
+		} else if body := t.Body(); len(body) > 0 {
+			e.LocationID = bodyLocation(body)
 		}
 	}
 	if e.LocationID == nil && e.POSLocationID != nil {
@@ -141,52 +135,17 @@ func bodyLocation(body []byte) *int64 {
 // journalInt returns a pointer to a copy of v.
 func journalInt(v int64) *int64 { return &v }
 
-// journalWriter records the status a handler wrote and keeps the start of
-// an error response's JSON body, which holds its code.
-type journalWriter struct {
-	http.ResponseWriter
-	status int
-	wrote  bool
-	sniff  bytes.Buffer // start of the body of a JSON error response
-}
-
-func (w *journalWriter) WriteHeader(code int) {
-	if !w.wrote {
-		w.status, w.wrote = code, true
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *journalWriter) Write(b []byte) (int, error) {
-	if !w.wrote {
-		w.WriteHeader(http.StatusOK)
-	}
-	if w.status >= 400 && w.sniff.Len() < maxErrorSniff {
-		w.sniff.Write(b[:min(len(b), maxErrorSniff-w.sniff.Len())])
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (w *journalWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func (w *journalWriter) statusCode() int {
-	if !w.wrote {
-		return http.StatusOK
-	}
-	return w.status
-}
-
 // errorCode returns the code of an error response (interface.md section 7
 // body), or nil for a success or a body that is not one.
-func (w *journalWriter) errorCode() *int {
-	if w.status < 400 || w.sniff.Len() == 0 {
+func errorCode(t *api.Trace) *int {
+	b := t.ErrorPrefix()
+	if len(b) == 0 {
 		return nil
 	}
-	if mt, _, err := mime.ParseMediaType(w.Header().Get("Content-Type")); err != nil || mt != "application/json" {
+	if mt, _, err := mime.ParseMediaType(t.Header().Get("Content-Type")); err != nil || mt != "application/json" {
 		return nil
 	}
-	return sniffErrorCode(w.sniff.Bytes())
+	return sniffErrorCode(b)
 }
 
 // sniffErrorCode reads the top-level "code" of a JSON object that may be

@@ -27,7 +27,7 @@ type locationResponse struct {
 func (s *Server) handleGetLocation(w http.ResponseWriter, r *http.Request) {
 	id, ok := walletIDParam(r, "locationId")
 	if !ok {
-		s.writeError(w, r, apiErr(client.CodeNotFound))
+		s.api.Error(w, r, apiErr(client.CodeNotFound))
 		return
 	}
 	var loc wallet.Location
@@ -37,10 +37,10 @@ func (s *Server) handleGetLocation(w http.ResponseWriter, r *http.Request) {
 		return err
 	})
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, locationResponse{Location: loc, RequestInfo: s.requestInfo(r)})
+	s.api.JSON(w, r, http.StatusOK, locationResponse{Location: loc, RequestInfo: s.api.Info(r)})
 }
 
 // locationDetails builds the location object of GET /v1/location/{id}

@@ -79,7 +79,7 @@ func locationIDParam(r *http.Request, name string) (int64, bool) {
 func (s *Server) handleLocationMenu(w http.ResponseWriter, r *http.Request) {
 	id, ok := locationIDParam(r, "id")
 	if !ok {
-		s.writeError(w, r, apiErr(client.CodeNotFound))
+		s.api.Error(w, r, apiErr(client.CodeNotFound))
 		return
 	}
 	var lm locationMenus
@@ -92,12 +92,12 @@ func (s *Server) handleLocationMenu(w http.ResponseWriter, r *http.Request) {
 		err = apiErr(client.CodeNotFound)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, fulfillment.LocationMenu{
+	s.api.JSON(w, r, http.StatusOK, fulfillment.LocationMenu{
 		Menus:       lm.menus,
 		SyncedAt:    client.UnixTime{Time: lm.syncedAt},
-		RequestInfo: s.requestInfo(r),
+		RequestInfo: s.api.Info(r),
 	})
 }

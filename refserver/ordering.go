@@ -13,18 +13,10 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/fulfillment"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/universalpos"
 )
-
-// mountOrdering mounts the location menu, the ordering/v3 order endpoints
-// and the four fulfillment endpoints.
-func (s *Server) mountOrdering(r chi.Router) {
-	r.With(s.version(2)).Get("/v2/location/{id}/menu", s.handleLocationMenu)
-	r.With(s.version(3), s.requireUser).Post("/ordering/v3/order", s.handleCreateOrder)
-	r.With(s.version(3), s.requireUser).Get("/ordering/v3/order/{orderId}", s.handleGetOrder)
-	r.With(s.version(3), s.requireUser).Post("/ordering/v3/order/{orderId}/fulfillment-type/{method}", s.handleSetFulfillment)
-}
 
 // orderRequiredPaths are the fields of an order request that must be
 // present and not null, options included down to the deepest nesting
@@ -42,26 +34,17 @@ var orderRequiredPaths = func() []string {
 // handleCreateOrder serves POST /ordering/v3/order: it checks the order
 // against the location's synced menu, prices it from the menu and stores
 // it in status created.
-func (s *Server) handleCreateOrder(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleCreateOrder(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var req fulfillment.OrderRequest
-	if err := s.decodeJSON(r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	raw, err := s.readBody(r)
+	bad, err := api.Decode(r, &req, orderRequiredPaths...)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	bad := missingFields(raw, orderRequiredPaths...)
-	if bad == nil {
-		bad = map[string]string{}
+		return nil, err
 	}
 	if _, missing := bad["locationId"]; !missing && req.LocationID <= 0 {
 		bad["locationId"] = "must be a positive id"
 	}
-	userID := principalFrom(r.Context()).UserID
-	s.mutate(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
+	userID := api.RequestFrom(r.Context()).Principal().UserID
+	return func(tx *store.Tx) (any, error) {
 		var lm *locationMenus // nil: no location to check the lines against
 		if _, badID := bad["locationId"]; !badID {
 			m, err := loadMenus(tx, req.LocationID)
@@ -90,8 +73,8 @@ func (s *Server) handleCreateOrder(w http.ResponseWriter, r *http.Request) {
 		if err := tx.InsertOrder(id, userID, req.LocationID, string(itemsJSON), total.Cents()); err != nil {
 			return nil, err
 		}
-		return fulfillment.CreatedOrder{OrderID: id, Total: total, RequestInfo: s.requestInfo(r)}, nil
-	})
+		return fulfillment.CreatedOrder{OrderID: id, Total: total, RequestInfo: s.api.Info(r)}, nil
+	}, nil
 }
 
 // handleGetOrder serves GET /ordering/v3/order/{orderId}. Another user's
@@ -100,19 +83,19 @@ func (s *Server) handleGetOrder(w http.ResponseWriter, r *http.Request) {
 	var o store.Order
 	err := s.db.Read(r.Context(), func(tx *store.Tx) error {
 		var err error
-		o, err = s.userOrder(r.Context(), tx, chi.URLParam(r, "orderId"))
+		o, err = userOrder(r.Context(), tx, chi.URLParam(r, "orderId"))
 		return err
 	})
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
 	order, err := orderResource(o)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, fulfillment.OrderResponse{Order: order, RequestInfo: s.requestInfo(r)})
+	s.api.JSON(w, r, http.StatusOK, fulfillment.OrderResponse{Order: order, RequestInfo: s.api.Info(r)})
 }
 
 // handleSetFulfillment serves the four POST
@@ -120,30 +103,22 @@ func (s *Server) handleGetOrder(w http.ResponseWriter, r *http.Request) {
 // first fulfillment moves the order to fulfillment_set and wakes the
 // dispatcher; the same method with the same fields again is accepted
 // without effect (202); anything else is 409001.
-func (s *Server) handleSetFulfillment(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleSetFulfillment(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	t := fulfillment.Type(chi.URLParam(r, "method"))
 	if !t.Known() {
-		s.writeError(w, r, apiErr(client.CodeNotFound))
-		return
+		return nil, apiErr(client.CodeNotFound)
 	}
-	raw, err := s.readBody(r)
+	m, err := parseFulfillment(t, api.RequestFrom(r.Context()).Body())
 	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	m, err := parseFulfillment(t, raw)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	canonical, err := canonicalFulfillment(m)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	orderID := chi.URLParam(r, "orderId")
-	s.mutate(w, r, http.StatusAccepted, func(tx *store.Tx) (any, error) {
-		o, err := s.userOrder(r.Context(), tx, orderID)
+	return func(tx *store.Tx) (any, error) {
+		o, err := userOrder(r.Context(), tx, orderID)
 		if err != nil {
 			return nil, err
 		}
@@ -163,12 +138,12 @@ func (s *Server) handleSetFulfillment(w http.ResponseWriter, r *http.Request) {
 		}
 		tx.AfterCommit(s.orders.Wake)
 		return struct{}{}, nil
-	})
+	}, nil
 }
 
 // userOrder returns the order if it belongs to the request's user, and a
 // 404001 otherwise (never telling which).
-func (s *Server) userOrder(ctx context.Context, tx *store.Tx, orderID string) (store.Order, error) {
+func userOrder(ctx context.Context, tx *store.Tx, orderID string) (store.Order, error) {
 	if orderID == "" || len(orderID) > 64 {
 		return store.Order{}, apiErr(client.CodeNotFound)
 	}
@@ -179,7 +154,7 @@ func (s *Server) userOrder(ctx context.Context, tx *store.Tx, orderID string) (s
 	if err != nil {
 		return store.Order{}, err
 	}
-	if p := principalFrom(ctx); p == nil || p.Kind != KindUser || p.UserID != o.UserID {
+	if p := api.RequestFrom(ctx).Principal(); p.Kind != api.KindUser || p.UserID != o.UserID {
 		return store.Order{}, apiErr(client.CodeNotFound)
 	}
 	return o, nil

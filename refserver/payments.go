@@ -5,12 +5,13 @@ import (
 	"net/http"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
 // paymentRequest is the body of POST /payments/v1/payment. Money that has
-// more than two fraction digits is a 400002 from decodeJSON.
+// more than two fraction digits is a 400002 from api.Decode.
 type paymentRequest struct {
 	LocationID  int64        `json:"locationId"`
 	CheckNumber int64        `json:"checkNumber"`
@@ -50,16 +51,11 @@ type paymentResponse struct {
 //
 // Everything runs in one transaction, so two concurrent payments cannot
 // both fit into the same outstanding amount.
-func (s *Server) handleCreatePayment(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleCreatePayment(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var req paymentRequest
-	if err := s.decodeJSON(r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	body, _ := s.readBody(r)
-	bad := missingFields(body, "locationId", "checkNumber", "cardId", "amount", "tip")
-	if bad == nil {
-		bad = map[string]string{}
+	bad, err := api.Decode(r, &req, "locationId", "checkNumber", "cardId", "amount", "tip")
+	if err != nil {
+		return nil, err
 	}
 	if _, missing := bad["amount"]; !missing && req.Amount.Cmp(client.Money{}) <= 0 {
 		bad["amount"] = "must be greater than 0"
@@ -73,11 +69,10 @@ func (s *Server) handleCreatePayment(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(bad) > 0 {
-		s.writeError(w, r, validationErr(bad))
-		return
+		return nil, validationErr(bad)
 	}
-	userID := principalFrom(r.Context()).UserID
-	s.mutate(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
+	userID := api.RequestFrom(r.Context()).Principal().UserID
+	return func(tx *store.Tx) (any, error) {
 		loc, err := tx.GetLocationDetails(req.LocationID)
 		if err != nil {
 			return nil, notFoundAs404(err)
@@ -139,8 +134,8 @@ func (s *Server) handleCreatePayment(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		return paymentResponse{Payment: walletPayment(p), RequestInfo: s.requestInfo(r)}, nil
-	})
+		return paymentResponse{Payment: walletPayment(p), RequestInfo: s.api.Info(r)}, nil
+	}, nil
 }
 
 // handleGetPayment serves GET /payments/v1/payment/{paymentId}: one of the
@@ -148,10 +143,10 @@ func (s *Server) handleCreatePayment(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleGetPayment(w http.ResponseWriter, r *http.Request) {
 	id, ok := walletIDParam(r, "paymentId")
 	if !ok {
-		s.writeError(w, r, apiErr(client.CodeNotFound))
+		s.api.Error(w, r, apiErr(client.CodeNotFound))
 		return
 	}
-	userID := principalFrom(r.Context()).UserID
+	userID := api.RequestFrom(r.Context()).Principal().UserID
 	var p store.PaymentRecord
 	err := s.db.Read(r.Context(), func(tx *store.Tx) error {
 		var err error
@@ -164,10 +159,10 @@ func (s *Server) handleGetPayment(w http.ResponseWriter, r *http.Request) {
 		return nil
 	})
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, paymentResponse{Payment: walletPayment(p), RequestInfo: s.requestInfo(r)})
+	s.api.JSON(w, r, http.StatusOK, paymentResponse{Payment: walletPayment(p), RequestInfo: s.api.Info(r)})
 }
 
 // walletPayment renders a stored payment.

@@ -13,12 +13,13 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/possync"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
-// mountPOS mounts the four POS push-pull endpoints (interface.md 4.8-4.11).
-// All take a POS access token bound to one location: a user token is a
-// 403001, and so is a location in the path or body other than the token's.
+// The four POS push-pull endpoints (interface.md 4.8-4.11). All take a POS
+// access token bound to one location: a user token is a 403001, and so is
+// a location in the path or body other than the token's.
 //
 // A pushed check is stored as a bill, upserted by (locationId,
 // checkNumber): the billId is made on the first push and stays; the
@@ -27,46 +28,30 @@ import (
 // lastUpdated is the time of the latest push that changed the content, so a
 // POS re-sending an unchanged closed check does not move the bill in the
 // closed-bills listing.
-func (s *Server) mountPOS(r chi.Router) {
-	pos := r.With(s.version(1), s.requirePOS)
-	pos.Post("/v1/pos/push-pull/check", s.handleCheckPush)
-	pos.Get("/v1/pos/push-pull/payments/{locationId}", s.handlePaymentsPoll)
-	pos.Post("/v1/pos/push-pull/accept-payment", s.handleAcceptPayment)
-	pos.Post("/v1/pos/push-pull/heartbeat/{locationId}", s.handleHeartbeat)
-}
 
 // handleCheckPush stores a check: POST /v1/pos/push-pull/check.
-func (s *Server) handleCheckPush(w http.ResponseWriter, r *http.Request) {
-	body, err := s.readBody(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
+func (s *Server) handleCheckPush(w http.ResponseWriter, r *http.Request) (api.Write, error) {
+	q := api.RequestFrom(r.Context())
 	var wc wireCheck
-	if err := decodeCheck(body, &wc); err != nil {
-		s.writeError(w, r, err)
-		return
+	if err := decodeCheck(q.Body(), &wc); err != nil {
+		return nil, err
 	}
-	stateOf(r).setBodyLocation(wc.LocationID)
-	p := principalFrom(r.Context())
+	api.ReportBodyLocation(w, wc.LocationID)
 	// The location is checked before the content, so that a POS learns
 	// nothing about the rules of a location it cannot write to.
-	if wc.LocationID != nil && !p.CanSeeLocation(*wc.LocationID) {
-		s.writeError(w, r, apiErrMsg(client.CodeForbidden, "The check's locationId is not the location of this POS token."))
-		return
+	if wc.LocationID != nil && !q.Principal().CanSeeLocation(*wc.LocationID) {
+		return nil, apiErrMsg(client.CodeForbidden, "The check's locationId is not the location of this POS token.")
 	}
 	check, err := checkFromWire(&wc)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	// The canonical encoding (fixed field order, money with two decimals)
 	// is what is stored and hashed, so a push that differs only in
 	// formatting or field order is the same content.
 	canonical, err := check.MarshalJSON()
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	sum := sha256.Sum256(canonical)
 	row := store.CheckRow{
@@ -84,21 +69,21 @@ func (s *Server) handleCheckPush(w http.ResponseWriter, r *http.Request) {
 		TipsPaid:            check.TipsPaid.Cents(),
 	}
 	newID := newBillID()
-	s.mutate(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
+	return func(tx *store.Tx) (any, error) {
 		billID, version, _, err := tx.UpsertCheck(newID, row)
 		if err != nil {
 			return nil, err
 		}
-		return possync.PushResult{BillID: billID, Version: version, RequestInfo: s.requestInfo(r)}, nil
-	})
+		return possync.PushResult{BillID: billID, Version: version, RequestInfo: s.api.Info(r)}, nil
+	}, nil
 }
 
 // handlePaymentsPoll lists the location's payments not yet accepted, oldest
 // first, keyed by check number: GET /v1/pos/push-pull/payments/{locationId}.
 func (s *Server) handlePaymentsPoll(w http.ResponseWriter, r *http.Request) {
-	loc, err := s.posLocation(r)
+	loc, err := posLocation(r)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
 	var pending []store.PendingPayment
@@ -108,7 +93,7 @@ func (s *Server) handlePaymentsPoll(w http.ResponseWriter, r *http.Request) {
 		return err
 	})
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
 	checks := make(map[int64][]possync.PaymentNotification)
@@ -119,7 +104,7 @@ func (s *Server) handlePaymentsPoll(w http.ResponseWriter, r *http.Request) {
 			Tip:          client.MoneyFromCents(p.Tip),
 		})
 	}
-	s.writeJSON(w, r, http.StatusOK, possync.PaymentsResponse{Checks: checks, RequestInfo: s.requestInfo(r)})
+	s.api.JSON(w, r, http.StatusOK, possync.PaymentsResponse{Checks: checks, RequestInfo: s.api.Info(r)})
 }
 
 // acceptBody is the body of accept-payment, with a pointer so that a
@@ -132,59 +117,57 @@ type acceptBody struct {
 // POST /v1/pos/push-pull/accept-payment. Accepting an accepted payment is a
 // 200 like the first time; a payment of another location is a 404001, the
 // same as an unknown one.
-func (s *Server) handleAcceptPayment(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleAcceptPayment(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var body acceptBody
-	if err := s.decodeBody(r, &body, "paymentId"); err != nil {
-		s.writeError(w, r, err)
-		return
+	bad, err := api.Decode(r, &body, "paymentId")
+	if err != nil {
+		return nil, err
+	}
+	if len(bad) > 0 {
+		return nil, validationErr(bad)
 	}
 	id := *body.PaymentID
 	if id <= 0 {
-		s.writeError(w, r, validationErr(map[string]string{"paymentId": "must be positive"}))
-		return
+		return nil, validationErr(map[string]string{"paymentId": "must be positive"})
 	}
-	loc := principalFrom(r.Context()).LocationID
-	s.mutate(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
+	loc := api.RequestFrom(r.Context()).Principal().LocationID
+	return func(tx *store.Tx) (any, error) {
 		if err := tx.AcceptPayment(loc, id); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return nil, apiErr(client.CodeNotFound)
 			}
 			return nil, err
 		}
-		return possync.AcceptResult{PaymentID: id, Status: "accepted", RequestInfo: s.requestInfo(r)}, nil
-	})
+		return possync.AcceptResult{PaymentID: id, Status: "accepted", RequestInfo: s.api.Info(r)}, nil
+	}, nil
 }
 
 // handleHeartbeat records that the location's POS is online:
 // POST /v1/pos/push-pull/heartbeat/{locationId}. A body, if any, is
-// ignored, but read: one over the size limit is still a 413001.
-func (s *Server) handleHeartbeat(w http.ResponseWriter, r *http.Request) {
-	loc, err := s.posLocation(r)
+// ignored (but read, like every body: one over the size limit is still a
+// 413001).
+func (s *Server) handleHeartbeat(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+	loc, err := posLocation(r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
-	if _, err := s.readBody(r); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	s.mutate(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
+	return func(tx *store.Tx) (any, error) {
 		if err := tx.TouchHeartbeat(loc); err != nil {
 			return nil, err // the token's location exists: ErrNotFound is a bug, a 500001
 		}
-		return possync.HeartbeatResult{Status: "ok", RequestInfo: s.requestInfo(r)}, nil
-	})
+		return possync.HeartbeatResult{Status: "ok", RequestInfo: s.api.Info(r)}, nil
+	}, nil
 }
 
 // posLocation returns the {locationId} of the path when it is the POS
 // token's location: 404001 when it is not an id at all, 403001 when it is
 // another location's.
-func (s *Server) posLocation(r *http.Request) (int64, error) {
+func posLocation(r *http.Request) (int64, error) {
 	id, err := strconv.ParseInt(chi.URLParam(r, "locationId"), 10, 64)
 	if err != nil || id <= 0 {
 		return 0, apiErr(client.CodeNotFound)
 	}
-	if !principalFrom(r.Context()).CanSeeLocation(id) {
+	if !api.RequestFrom(r.Context()).Principal().CanSeeLocation(id) {
 		return 0, apiErrMsg(client.CodeForbidden, "This POS token is for another location.")
 	}
 	return id, nil

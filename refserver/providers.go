@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
@@ -19,15 +20,15 @@ const providerDTokenisePath = "/sandbox/providerD/tokenise"
 
 // handleProviderBPublicKey serves GET /sandbox/providerB/public-key: the
 // key a client encrypts card data to for providerBCse.
-func (s *Server) handleProviderBPublicKey(w http.ResponseWriter, r *http.Request) {
+func (s sandboxAPI) handleProviderBPublicKey(w http.ResponseWriter, r *http.Request) {
 	k, err := sandbox.EnsureProviderBKey(r.Context(), s.db)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
 	jwk := wallet.NewJWK(&k.Private.PublicKey, k.KeyID, "enc")
 	jwk.Alg = "RSA-OAEP-256"
-	s.writeJSON(w, r, http.StatusOK, wallet.ProviderBKeyResponse{JWK: jwk})
+	s.api.JSON(w, r, http.StatusOK, wallet.ProviderBKeyResponse{JWK: jwk})
 }
 
 // providerDKeyResponse is the body of GET /v2/payment/providerD/keys.
@@ -42,31 +43,31 @@ type providerDKeyResponse struct {
 func (s *Server) handleProviderDKeys(w http.ResponseWriter, r *http.Request) {
 	priv, err := sandbox.NewRSAKey()
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
 	kid := sandbox.NewProviderDKeyID()
 	privJWK, err := sandbox.MarshalPrivateJWK(priv, kid)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
-	userID := principalFrom(r.Context()).UserID
+	userID := api.RequestFrom(r.Context()).Principal().UserID
 	err = s.db.Write(r.Context(), func(tx *store.Tx) error {
 		return sandbox.StoreProviderDKey(tx, userID, kid, privJWK)
 	})
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
 	jwk := wallet.NewJWK(&priv.PublicKey, kid, "enc")
 	jwk.Alg = "RSA-OAEP-256"
-	s.writeJSON(w, r, http.StatusOK, providerDKeyResponse{
+	s.api.JSON(w, r, http.StatusOK, providerDKeyResponse{
 		ProviderDKey: wallet.ProviderDKey{
 			Key:             wallet.ProviderDKeyInfo{KeyID: kid, JWK: jwk},
 			TokenisationURI: s.cfg.TLSURL + providerDTokenisePath,
 		},
-		RequestInfo: s.requestInfo(r),
+		RequestInfo: s.api.Info(r),
 	})
 }
 
@@ -87,20 +88,16 @@ type providerDTokeniseRequest struct {
 // failing field. An Idempotency-Key is accepted but not remembered here
 // (see below): a repeat of a request that got its token is refused with
 // keyId "key already used".
-func (s *Server) handleProviderDTokenise(w http.ResponseWriter, r *http.Request) {
+func (s sandboxAPI) handleProviderDTokenise(w http.ResponseWriter, r *http.Request) {
 	if r.TLS == nil {
-		s.writeError(w, r, apiErrMsg(client.CodeForbidden, "providerD tokenisation must be called over HTTPS."))
+		s.api.Error(w, r, apiErrMsg(client.CodeForbidden, "providerD tokenisation must be called over HTTPS."))
 		return
 	}
 	var req providerDTokeniseRequest
-	if err := s.decodeJSON(r, &req); err != nil {
-		s.writeError(w, r, err)
+	bad, err := api.Decode(r, &req, "keyId", "number", "expiryMonth", "expiryYear", "cvc")
+	if err != nil {
+		s.api.Error(w, r, err)
 		return
-	}
-	body, _ := s.readBody(r)
-	bad := missingFields(body, "keyId", "number", "expiryMonth", "expiryYear", "cvc")
-	if bad == nil {
-		bad = map[string]string{}
 	}
 	card := sandbox.Card{Number: req.Number, ExpiryMonth: req.ExpiryMonth, ExpiryYear: req.ExpiryYear, CVC: req.CVC}
 	for k, v := range card.Problems(s.clock.Now()) {
@@ -108,12 +105,12 @@ func (s *Server) handleProviderDTokenise(w http.ResponseWriter, r *http.Request)
 			bad[k] = v
 		}
 	}
-	// Not s.mutate: an idempotency record would keep a hash of this body,
-	// and a hash of a card number, its expiry and CVC can be brute-forced.
-	// A key serves one token anyway, so a repeated request is refused with
-	// "key already used" rather than replayed.
+	// Not an idempotent write (api.Writes): an idempotency record would
+	// keep a hash of this body, and a hash of a card number, its expiry and
+	// CVC can be brute-forced. A key serves one token anyway, so a repeated
+	// request is refused with "key already used" rather than replayed.
 	var out wallet.ProviderDTokenResponse
-	err := s.db.Write(r.Context(), func(tx *store.Tx) error {
+	err = s.db.Write(r.Context(), func(tx *store.Tx) error {
 		token, bad, err := sandbox.TokeniseProviderD(tx, req.KeyID, card, bad)
 		if err != nil {
 			return err
@@ -125,8 +122,8 @@ func (s *Server) handleProviderDTokenise(w http.ResponseWriter, r *http.Request)
 		return nil
 	})
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, out)
+	s.api.JSON(w, r, http.StatusOK, out)
 }

@@ -2,64 +2,143 @@ package refserver
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
+	"github.com/hospo-dev/hospo-go/refserver/openapi"
+	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 )
 
-// routes builds the handler: the middleware every request passes, in order,
-// then each area's routes. The console (/console) is served in front of
-// all of it.
+// routes builds the handler: the route table, in groups that carry their
+// own middleware. The console (/console) is served in front of all of it.
 //
-//   - withState: request id (X-Request-Id on every response) and the
-//     per-request state the rest shares
-//   - journalRequests: the request journal (GET /sandbox/requests)
-//   - accessLog: one line per request, never a URL or credential
-//   - recoverer: a panic becomes 500001
-//   - injectFaults: sandbox faults (before the rest, so a fault can stand
-//     for any failure, and after-commit faults see the full chain)
-//   - limitInFlight: at most Config.MaxInFlight API requests at once
-//   - limitBody, requireJSON: 413001, 415001
-//   - rateLimit: 429001 per credential
-//   - resolveToken: the accessToken's status, looked up once for
-//     requestInfo and the auth middleware
-//   - validateRequests: the OpenAPI request check, when configured
-//   - idempotency: Idempotency-Key replay and 409004 for every POST
+// Every request first passes api.Tracing (the request id, X-Request-Id on
+// every response), journalRequests (the request journal), api.AccessLog
+// (one line per request, never a URL or credential) and Recover (a panic
+// becomes 500001). Then, by group:
+//
+//   - the API (and every unknown route): Faults (sandbox faults, first so
+//     that a fault can stand for any failure, and after-commit faults see
+//     the full chain), LimitBody and RequireJSON (413001, 415001), InFlight
+//     (at most Config.MaxInFlight requests at once), RateLimit (429001 per
+//     credential) and the OpenAPI request check when configured;
+//   - the sandbox's public side (its certificate, the payment providers,
+//     the demo universal POS): the same without the OpenAPI check, which is
+//     for the API's own routes;
+//   - the sandbox admin API: LimitBody and RequireJSON only, so that a test
+//     can always clear the faults it set and is never throttled by the
+//     limits under test.
+//
+// Inside each group a credential guard makes the request record, and every
+// POST that changes state is registered through s.writes.
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
 	j := newJournal(s.cfg.JournalSize)
-	r.Use(s.withState, s.journalRequests(j), s.accessLog, s.recoverer, s.injectFaults,
-		s.limitBody, s.requireJSON, s.limitInFlight, s.rateLimit, s.resolveToken, s.validateRequests, s.idempotency)
-	r.NotFound(s.notFound)
-	r.MethodNotAllowed(s.methodNotAllowed)
+	r.Use(api.Tracing, journalRequests(j, s.clock.Now, s.clock.Real), api.AccessLog(s.log, s.clock.Real), s.api.Recover)
 
-	s.mountDocs(r)
-	s.mountSandbox(r)
-	s.mountJournal(r, j)
-	s.mountWallet(r)
-	s.mountPOS(r)
-	s.mountBills(r)
-	s.mountOrdering(r)
-	s.mountUniversalPOS(r)
-	if s.cfg.routeHook != nil {
-		s.cfg.routeHook(s, r)
+	n := s.cfg.MaxInFlight
+	if n == 0 {
+		n = DefaultMaxInFlight
 	}
+	sb := sandboxAPI{s}
+	faults := s.api.Faults(s.faults)
+	inFlight := s.api.InFlight(n, s.cfg.inFlightWait)
+	rateLimit := s.api.RateLimit(api.NewRateLimiter(s.cfg.RateLimit, s.cfg.RateBurst, s.clock.Real))
+
+	r.Group(func(r chi.Router) {
+		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, inFlight, rateLimit)
+		if s.validate != nil {
+			r.Use(s.validate)
+		}
+		r.NotFound(s.api.NotFound)
+		r.MethodNotAllowed(s.api.NotFound)
+
+		// Public: the documents, a location's details and its menu.
+		r.Group(func(r chi.Router) {
+			r.Use(s.guards.Public)
+			r.Get("/openapi.json", serveStatic("application/json", openapi.Spec()))
+			r.Get("/universal-pos/openapi.json", serveStatic("application/json", openapi.UniversalPOSSpec()))
+			r.Get("/v1/location/{locationId}", s.handleGetLocation)
+			r.Get("/v2/location/{id}/menu", s.handleLocationMenu)
+		})
+		// Users: wallet, payments, orders.
+		r.Group(func(r chi.Router) {
+			r.Use(s.guards.User)
+			r.Get("/v1/user/me", s.handleGetUser)
+			s.writes.Post(r, "/v3/user/me/wallet/card/insert", http.StatusOK, s.handleCardInsert)
+			r.Get("/v2/payment/providerD/keys", s.handleProviderDKeys)
+			s.writes.Post(r, "/payments/v1/payment", http.StatusCreated, s.handleCreatePayment)
+			r.Get("/payments/v1/payment/{paymentId}", s.handleGetPayment)
+			s.writes.Post(r, "/ordering/v3/order", http.StatusCreated, s.handleCreateOrder)
+			r.Get("/ordering/v3/order/{orderId}", s.handleGetOrder)
+			s.writes.Post(r, "/ordering/v3/order/{orderId}/fulfillment-type/{method}", http.StatusAccepted, s.handleSetFulfillment)
+		})
+		// POSes: push-pull.
+		r.Group(func(r chi.Router) {
+			r.Use(s.guards.POS)
+			s.writes.Post(r, "/v1/pos/push-pull/check", http.StatusOK, s.handleCheckPush)
+			r.Get("/v1/pos/push-pull/payments/{locationId}", s.handlePaymentsPoll)
+			s.writes.Post(r, "/v1/pos/push-pull/accept-payment", http.StatusOK, s.handleAcceptPayment)
+			s.writes.Post(r, "/v1/pos/push-pull/heartbeat/{locationId}", http.StatusOK, s.handleHeartbeat)
+		})
+		// Vendors: bills.
+		r.Group(func(r chi.Router) {
+			r.Use(s.guards.APIKey)
+			r.Get("/v3/location/{locationId}/bills/closed", s.handleListClosedBills)
+			r.Get("/v3/bill/{billId}", s.handleGetBill)
+		})
+		if s.cfg.routeHook != nil {
+			s.cfg.routeHook(s, r)
+		}
+	})
+
+	// The sandbox's public side: the payment providers are public like a
+	// real provider's endpoints (providerD's tokenisation refuses plain
+	// HTTP itself), and faults apply to the demo universal POS (that is how
+	// a demo makes it fail).
+	r.Group(func(r chi.Router) {
+		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, inFlight, rateLimit, s.guards.Public)
+		r.Get("/sandbox/ca.pem", serveStatic("application/x-pem-file", s.cert.CertPEM))
+		r.Get("/sandbox/providerB/public-key", sb.handleProviderBPublicKey)
+		r.Post(providerDTokenisePath, sb.handleProviderDTokenise)
+		r.Handle(sandbox.DemoPOSPath+"/*", http.StripPrefix(sandbox.DemoPOSPath, s.demoPOS))
+	})
+
+	// The sandbox admin API (contract.md section 6). s.admin holds the same
+	// routes alone, to tell a path of the admin API from the rest.
+	admin := func(r chi.Router) {
+		r.Get("/sandbox/fixtures", sb.handleFixtures)
+		s.writes.Post(r, "/sandbox/users", http.StatusCreated, sb.handleCreateUser)
+		s.writes.Post(r, "/sandbox/locations", http.StatusCreated, sb.handleCreateLocation)
+		s.writes.Post(r, "/sandbox/api-keys", http.StatusCreated, sb.handleCreateAPIKey)
+		s.writes.Post(r, "/sandbox/cards/{cardId}/status", http.StatusOK, sb.handleSetCardStatus)
+		r.Get("/sandbox/clock", sb.handleGetClock)
+		s.writes.Post(r, "/sandbox/clock", http.StatusOK, sb.handleAdvanceClock)
+		s.writes.Post(r, "/sandbox/reset", http.StatusOK, sb.handleReset)
+		r.Get("/sandbox/faults", sb.handleListFaults)
+		s.writes.Post(r, "/sandbox/faults", http.StatusCreated, sb.handleAddFault)
+		r.Delete("/sandbox/faults", sb.handleClearFaults)
+		r.Get(journalPath, journalHandler(s.api, j))
+	}
+	r.Group(func(r chi.Router) {
+		r.Use(s.api.LimitBody, s.api.RequireJSON, s.guards.Admin)
+		admin(r)
+	})
+	adminOnly := chi.NewRouter()
+	admin(adminOnly)
+	s.admin = adminOnly
+
 	return s.withConsole(r, j)
 }
 
-// validateRequests applies the OpenAPI request validator to the API routes
-// (the document's own advice: not the sandbox admin endpoints, not the
-// console). Without Config.ValidateRequests it does nothing.
-func (s *Server) validateRequests(next http.Handler) http.Handler {
-	if s.validate == nil {
-		return next
-	}
-	checked := s.validate(next)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/sandbox/") || strings.HasPrefix(r.URL.Path, "/console") {
-			next.ServeHTTP(w, r)
-			return
+// isAdminRoute reports whether path is the path of one of the admin
+// routes, for any method.
+func isAdminRoute(admin chi.Routes, path string) bool {
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if admin.Match(chi.NewRouteContext(), m, path) {
+			return true
 		}
-		checked.ServeHTTP(w, r)
-	})
+	}
+	return false
 }

@@ -1,7 +1,6 @@
 package refserver
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -11,45 +10,24 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/go-chi/chi/v5"
-
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
 )
 
+// headerAdminKey carries the sandbox admin key (see api.Guards.Admin).
+const headerAdminKey = api.HeaderAdminKey
+
+// sandboxAPI serves the sandbox's own endpoints: the admin API and the
+// sandbox payment providers.
+type sandboxAPI struct{ *Server }
+
 // gateways are the payment providers a location can use.
 var gateways = []string{"providerA", "providerB", "providerC", "providerD", "providerE"}
 
-// mountSandbox mounts the sandbox admin API (contract.md section 6) and the
-// public CA certificate.
-func (s *Server) mountSandbox(r chi.Router) {
-	r.Get("/sandbox/ca.pem", s.handleCAPEM)
-	r.Group(func(r chi.Router) {
-		r.Use(s.requireAdmin)
-		r.Get("/sandbox/fixtures", s.handleFixtures)
-		r.Post("/sandbox/users", s.handleCreateUser)
-		r.Post("/sandbox/locations", s.handleCreateLocation)
-		r.Post("/sandbox/api-keys", s.handleCreateAPIKey)
-		r.Get("/sandbox/clock", s.handleGetClock)
-		r.Post("/sandbox/clock", s.handleAdvanceClock)
-		r.Post("/sandbox/reset", s.handleReset)
-		r.Get("/sandbox/faults", s.handleListFaults)
-		r.Post("/sandbox/faults", s.handleAddFault)
-		r.Delete("/sandbox/faults", s.handleClearFaults)
-	})
-}
-
-// handleCAPEM serves the certificate a client must trust for the HTTPS
-// listener. Public: it holds no secret.
-func (s *Server) handleCAPEM(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/x-pem-file")
-	w.Header().Set("Content-Length", strconv.Itoa(len(s.cert.CertPEM)))
-	_, _ = w.Write(s.cert.CertPEM)
-}
-
 // handleFixtures is GET /sandbox/fixtures: the demo fixture's credentials.
-func (s *Server) handleFixtures(w http.ResponseWriter, r *http.Request) {
+func (s sandboxAPI) handleFixtures(w http.ResponseWriter, r *http.Request) {
 	var f sandbox.Fixtures
 	err := s.db.Read(r.Context(), func(tx *store.Tx) error {
 		var err error
@@ -57,18 +35,18 @@ func (s *Server) handleFixtures(w http.ResponseWriter, r *http.Request) {
 		return err
 	})
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, f)
+	s.api.JSON(w, r, http.StatusOK, f)
 }
 
 type createUserResponse = sandboxapi.User
 
 // handleCreateUser is POST /sandbox/users: a new user and its access
 // token, shown this once. No body is needed.
-func (s *Server) handleCreateUser(w http.ResponseWriter, r *http.Request) {
-	s.mutate(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
+func (s sandboxAPI) handleCreateUser(http.ResponseWriter, *http.Request) (api.Write, error) {
+	return func(tx *store.Tx) (any, error) {
 		id, err := tx.InsertUser()
 		if err != nil {
 			return nil, err
@@ -78,7 +56,7 @@ func (s *Server) handleCreateUser(w http.ResponseWriter, r *http.Request) {
 			return nil, err
 		}
 		return createUserResponse{UserID: id, AccessToken: token}, nil
-	})
+	}, nil
 }
 
 type createLocationRequest struct {
@@ -96,14 +74,13 @@ type createLocationResponse struct {
 // handleCreateLocation is POST /sandbox/locations: a location with its POS
 // access token (shown this once), optionally wired to a universal POS at
 // posUrl that accepts the bearer token posToken.
-func (s *Server) handleCreateLocation(w http.ResponseWriter, r *http.Request) {
+func (s sandboxAPI) handleCreateLocation(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var req createLocationRequest
-	if err := s.decodeJSON(r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
 	// Name every failing field at once: missing ones and invalid ones.
-	bad := s.missing(r, "name", "gateway")
+	bad, err := api.Decode(r, &req, "name", "gateway")
+	if err != nil {
+		return nil, err
+	}
 	switch name := strings.TrimSpace(req.Name); {
 	case bad["name"] != "":
 	case name == "":
@@ -129,14 +106,13 @@ func (s *Server) handleCreateLocation(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(bad) > 0 {
-		s.writeError(w, r, validationErr(bad))
-		return
+		return nil, validationErr(bad)
 	}
 	if req.POSURL != nil {
 		trimmed := strings.TrimRight(*req.POSURL, "/")
 		req.POSURL = &trimmed
 	}
-	s.mutate(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
+	return func(tx *store.Tx) (any, error) {
 		id, err := tx.InsertLocation(strings.TrimSpace(req.Name), req.Gateway, req.POSURL, req.POSToken)
 		if err != nil {
 			return nil, err
@@ -149,7 +125,7 @@ func (s *Server) handleCreateLocation(w http.ResponseWriter, r *http.Request) {
 			tx.AfterCommit(func() { s.monitor.Registered(id) })
 		}
 		return createLocationResponse{LocationID: id, POSAccessToken: token}, nil
-	})
+	}, nil
 }
 
 type createAPIKeyRequest struct {
@@ -160,17 +136,19 @@ type createAPIKeyResponse = sandboxapi.APIKey
 
 // handleCreateAPIKey is POST /sandbox/api-keys: a vendor API key scoped to
 // the given locations, shown this once.
-func (s *Server) handleCreateAPIKey(w http.ResponseWriter, r *http.Request) {
+func (s sandboxAPI) handleCreateAPIKey(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var req createAPIKeyRequest
-	if err := s.decodeBody(r, &req, "locationIds"); err != nil {
-		s.writeError(w, r, err)
-		return
+	bad, err := api.Decode(r, &req, "locationIds")
+	if err != nil {
+		return nil, err
+	}
+	if len(bad) > 0 {
+		return nil, validationErr(bad)
 	}
 	if len(req.LocationIDs) == 0 {
-		s.writeError(w, r, validationErr(map[string]string{"locationIds": "must name at least one location"}))
-		return
+		return nil, validationErr(map[string]string{"locationIds": "must name at least one location"})
 	}
-	s.mutate(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
+	return func(tx *store.Tx) (any, error) {
 		missing, err := tx.MissingLocations(req.LocationIDs)
 		if err != nil {
 			return nil, err
@@ -193,7 +171,7 @@ func (s *Server) handleCreateAPIKey(w http.ResponseWriter, r *http.Request) {
 			return nil, err
 		}
 		return createAPIKeyResponse{APIKey: key, KeyID: id, LocationIDs: locs}, nil
-	})
+	}, nil
 }
 
 type clockResponse struct {
@@ -202,8 +180,8 @@ type clockResponse struct {
 }
 
 // handleGetClock is GET /sandbox/clock.
-func (s *Server) handleGetClock(w http.ResponseWriter, r *http.Request) {
-	s.writeJSON(w, r, http.StatusOK, clockResponse{
+func (s sandboxAPI) handleGetClock(w http.ResponseWriter, r *http.Request) {
+	s.api.JSON(w, r, http.StatusOK, clockResponse{
 		ServerTime:    s.clock.Now().Unix(),
 		OffsetSeconds: int64(s.clock.Offset() / time.Second),
 	})
@@ -220,17 +198,19 @@ const maxAdvance = 10 * 366 * 24 * 3600
 // handleAdvanceClock is POST /sandbox/clock: moves the virtual clock
 // forward by advanceSeconds (never backward: expiry and staleness rules
 // assume time only moves on).
-func (s *Server) handleAdvanceClock(w http.ResponseWriter, r *http.Request) {
+func (s sandboxAPI) handleAdvanceClock(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var req advanceClockRequest
-	if err := s.decodeBody(r, &req, "advanceSeconds"); err != nil {
-		s.writeError(w, r, err)
-		return
+	bad, err := api.Decode(r, &req, "advanceSeconds")
+	if err != nil {
+		return nil, err
+	}
+	if len(bad) > 0 {
+		return nil, validationErr(bad)
 	}
 	if req.AdvanceSeconds < 0 || req.AdvanceSeconds > maxAdvance {
-		s.writeError(w, r, validationErr(map[string]string{"advanceSeconds": fmt.Sprintf("must be between 0 and %d", maxAdvance)}))
-		return
+		return nil, validationErr(map[string]string{"advanceSeconds": fmt.Sprintf("must be between 0 and %d", maxAdvance)})
 	}
-	s.mutate(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
+	return func(tx *store.Tx) (any, error) {
 		step := time.Duration(req.AdvanceSeconds) * time.Second
 		next, err := sandbox.AdvanceClock(tx, step)
 		if err != nil {
@@ -241,13 +221,14 @@ func (s *Server) handleAdvanceClock(w http.ResponseWriter, r *http.Request) {
 			ServerTime:    tx.Now().Add(step).Unix(),
 			OffsetSeconds: int64(next / time.Second),
 		}, nil
-	})
+	}, nil
 }
 
 // handleReset is POST /sandbox/reset: every table emptied, a fresh demo
 // fixture, the clock back at real time and all faults cleared. It answers
-// with the new fixture (as GET /sandbox/fixtures).
-func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
+// with the new fixture (as GET /sandbox/fixtures). The wipe is a
+// transaction of its own, before the write that seeds the fixture.
+func (s sandboxAPI) handleReset(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	err := s.db.Write(r.Context(), func(tx *store.Tx) error {
 		if err := sandbox.Wipe(tx); err != nil {
 			return err
@@ -259,36 +240,21 @@ func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
 		return nil
 	})
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	s.faults.Clear()
-	var (
-		body      []byte
-		locations []int64
-	)
-	err = s.db.Write(r.Context(), func(tx *store.Tx) error {
-		var err error
-		if locations, err = s.demo.Seed(tx); err != nil {
-			return err
-		}
-		f, err := s.demo.Fixtures(tx)
+	return func(tx *store.Tx) (any, error) {
+		locations, err := s.demo.Seed(tx)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if body, err = json.Marshal(f); err != nil {
-			return err
-		}
-		return s.remember(tx, stateOf(r), http.StatusOK, body)
-	})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	for _, id := range locations {
-		s.monitor.Registered(id)
-	}
-	writeRaw(w, http.StatusOK, body)
+		tx.AfterCommit(func() {
+			for _, id := range locations {
+				s.monitor.Registered(id)
+			}
+		})
+		return s.demo.Fixtures(tx)
+	}, nil
 }
 
 type faultsResponse struct {
@@ -296,8 +262,8 @@ type faultsResponse struct {
 }
 
 // handleListFaults is GET /sandbox/faults: the active faults.
-func (s *Server) handleListFaults(w http.ResponseWriter, r *http.Request) {
-	s.writeJSON(w, r, http.StatusOK, faultsResponse{Faults: s.faults.List()})
+func (s sandboxAPI) handleListFaults(w http.ResponseWriter, r *http.Request) {
+	s.api.JSON(w, r, http.StatusOK, faultsResponse{Faults: s.faults.List()})
 }
 
 type addFaultRequest struct {
@@ -316,13 +282,12 @@ const maxFaultLatency = 60_000
 
 // handleAddFault is POST /sandbox/faults. method "" or "*" matches any
 // method; status 0 injects latency only; count defaults to 1.
-func (s *Server) handleAddFault(w http.ResponseWriter, r *http.Request) {
+func (s sandboxAPI) handleAddFault(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var req addFaultRequest
-	if err := s.decodeJSON(r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
+	bad, err := api.Decode(r, &req, "pathPrefix")
+	if err != nil {
+		return nil, err
 	}
-	bad := s.missing(r, "pathPrefix")
 	if !slices.Contains(faultMethods, strings.ToUpper(req.Method)) {
 		bad["method"] = "must be an HTTP method, \"*\" or empty"
 	}
@@ -330,7 +295,7 @@ func (s *Server) handleAddFault(w http.ResponseWriter, r *http.Request) {
 	case bad["pathPrefix"] != "":
 	case !strings.HasPrefix(req.PathPrefix, "/"):
 		bad["pathPrefix"] = "must start with /"
-	case isAdminPath(req.PathPrefix):
+	case isAdminRoute(s.admin, req.PathPrefix):
 		// Admin endpoints are never faulted, so such a fault could never
 		// fire: surely a mistake, say so.
 		bad["pathPrefix"] = "must not name the sandbox admin endpoints"
@@ -352,22 +317,24 @@ func (s *Server) handleAddFault(w http.ResponseWriter, r *http.Request) {
 		bad["status"] = "a fault needs a status or a latency"
 	}
 	if len(bad) > 0 {
-		s.writeError(w, r, validationErr(bad))
-		return
+		return nil, validationErr(bad)
 	}
-	f := s.faults.Add(sandbox.Fault{
-		Method:      req.Method,
-		PathPrefix:  req.PathPrefix,
-		Status:      req.Status,
-		Count:       count,
-		LatencyMs:   req.LatencyMs,
-		AfterCommit: req.AfterCommit,
-	})
-	s.writeJSON(w, r, http.StatusCreated, f)
+	// The faults live in memory, not in the transaction: the Write only
+	// gives the answer its idempotency record.
+	return func(*store.Tx) (any, error) {
+		return s.faults.Add(sandbox.Fault{
+			Method:      req.Method,
+			PathPrefix:  req.PathPrefix,
+			Status:      req.Status,
+			Count:       count,
+			LatencyMs:   req.LatencyMs,
+			AfterCommit: req.AfterCommit,
+		}), nil
+	}, nil
 }
 
 // handleClearFaults is DELETE /sandbox/faults: removes every fault.
-func (s *Server) handleClearFaults(w http.ResponseWriter, r *http.Request) {
+func (s sandboxAPI) handleClearFaults(w http.ResponseWriter, r *http.Request) {
 	s.faults.Clear()
 	w.WriteHeader(http.StatusNoContent)
 }

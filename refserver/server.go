@@ -12,10 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hospo-dev/hospo-go/internal/keylock"
-
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/openapi"
 	"github.com/hospo-dev/hospo-go/refserver/outbound"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
@@ -68,8 +67,10 @@ type Config struct {
 	// negative size turns the journal off.
 	JournalSize int
 	// MaxInFlight bounds the API requests handled at once; further ones
-	// wait their turn (see limitInFlight). 0 means DefaultMaxInFlight, a
-	// negative value turns the bound off.
+	// wait their turn. 0 means DefaultMaxInFlight, a negative value turns
+	// the bound off. Sandbox admin requests are not counted, so the sandbox
+	// stays controllable under load, and neither is a request's injected
+	// latency.
 	MaxInFlight int
 
 	// routeHook lets this package's own tests mount extra routes (a
@@ -77,9 +78,13 @@ type Config struct {
 	// chain. It is unexported so nothing outside the package can.
 	routeHook func(s *Server, r chi.Router)
 	// inFlightWait, when set, is called by each request that has to wait
-	// for limitInFlight, so tests can see the queue.
+	// for a place under MaxInFlight, so tests can see the queue.
 	inFlightWait func()
 }
+
+// DefaultMaxInFlight is how many API requests are handled at once when
+// Config.MaxInFlight is 0.
+const DefaultMaxInFlight = 256
 
 // Server is the reference server. It is safe for concurrent use; create it
 // with New and release it with Close.
@@ -90,8 +95,6 @@ type Server struct {
 	clock   *sandbox.Clock
 	faults  *sandbox.Faults
 	cert    sandbox.Certificate
-	limiter *rateLimiter
-	idem    *keylock.Set
 	handler http.Handler
 
 	// orders sends orders to the universal POSes; monitor checks their
@@ -102,12 +105,23 @@ type Server struct {
 	demoPOS http.Handler
 	demo    sandbox.Demo
 
+	// The API plumbing (package api): api writes every response, tokens
+	// looks access tokens up, guards check credentials and make the
+	// request record, writes runs every request that changes state.
+	api    *api.Responder
+	tokens *api.Tokens
+	guards *api.Guards
+	writes *api.Writes
+
 	// validate is the OpenAPI request validator (Config.ValidateRequests),
 	// nil when off.
 	validate func(http.Handler) http.Handler
+	// admin holds the sandbox admin routes alone (see isAdminRoute).
+	admin chi.Routes
 
 	// lastPurge is the virtual time of the last purge of old idempotency
-	// records (Unix seconds), so purging happens at most once a minute.
+	// records (Unix seconds), kept by s.writes; a sandbox reset, which puts
+	// the virtual clock back, resets it.
 	lastPurge atomic.Int64
 
 	// ctx lives as long as the server; background workers stop when Close
@@ -161,8 +175,6 @@ func New(cfg Config) (*Server, error) {
 		log:     cfg.Logger,
 		clock:   sandbox.NewClock(cfg.Now),
 		faults:  &sandbox.Faults{},
-		limiter: newRateLimiter(cfg.RateLimit, cfg.RateBurst),
-		idem:    new(keylock.Set),
 		demoPOS: sandbox.NewDemoPOSHandler(cfg.AdminKey, cfg.Logger),
 		demo:    sandbox.Demo{AdminKey: cfg.AdminKey, POSURL: cfg.BaseURL + sandbox.DemoPOSPath},
 	}
@@ -186,7 +198,11 @@ func New(cfg Config) (*Server, error) {
 		DB: db, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
 		HealthInterval: cfg.POSHealthInterval, MenuSyncInterval: cfg.MenuSyncInterval,
 	})
-	if err := s.loadClock(ctx); err != nil {
+	s.tokens = api.NewTokens(db, s.clock.Now)
+	s.api = api.NewResponder(s.log, s.clock.Now, s.tokens)
+	s.guards = api.NewGuards(s.api, s.tokens, db, cfg.AdminKey)
+	s.writes = api.NewWrites(s.api, db, s.log, cfg.AdminKey, &s.lastPurge)
+	if err := loadClock(ctx, db, s.clock); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("refserver: %w", err)
 	}
@@ -201,7 +217,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("refserver: demo fixture: %w", err)
 	}
 	if cfg.ValidateRequests {
-		v, err := openapi.NewRequestValidator(openapi.WithClock(s.clock.Now), openapi.WithTokenStatus(s.tokenStatus))
+		v, err := openapi.NewRequestValidator(openapi.WithClock(s.clock.Now), openapi.WithTokenStatus(s.tokens.Status))
 		if err != nil {
 			db.Close()
 			return nil, fmt.Errorf("refserver: request validator: %w", err)
@@ -277,10 +293,10 @@ func (s *Server) Close() error {
 }
 
 // loadClock restores the virtual clock's offset from sandbox_state.
-func (s *Server) loadClock(ctx context.Context) error {
-	return s.db.Read(ctx, func(tx *store.Tx) error {
+func loadClock(ctx context.Context, db *store.DB, clock *sandbox.Clock) error {
+	return db.Read(ctx, func(tx *store.Tx) error {
 		d, err := sandbox.ClockOffset(tx)
-		s.clock.SetOffset(d)
+		clock.SetOffset(d)
 		return err
 	})
 }

@@ -10,14 +10,15 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
-// mountWallet mounts the wallet, user, providerD key, location, payment and
-// sandbox provider endpoints, and the sandbox admin call that changes a
-// card's status.
+// The wallet, user, providerD key, location and payment endpoints, with the
+// sandbox providers and the sandbox admin call that changes a card's
+// status.
 //
 // Wallet rules (interface.md 2.3, 4.1):
 //   - Every card insert makes one wallet entry, holding the token of each
@@ -31,20 +32,6 @@ import (
 //   - The card type comes from the first six digits (see cardTypeForBIN).
 //   - first6Digits, last4Digits and the expiry must match the card the
 //     provider tokenised.
-func (s *Server) mountWallet(r chi.Router) {
-	r.With(s.version(1), s.requireUser).Get("/v1/user/me", s.handleGetUser)
-	r.With(s.version(3), s.requireUser).Post("/v3/user/me/wallet/card/insert", s.handleCardInsert)
-	r.With(s.version(2), s.requireUser).Get("/v2/payment/providerD/keys", s.handleProviderDKeys)
-	r.With(s.version(1)).Get("/v1/location/{locationId}", s.handleGetLocation)
-	r.With(s.version(1), s.requireUser).Post("/payments/v1/payment", s.handleCreatePayment)
-	r.With(s.version(1), s.requireUser).Get("/payments/v1/payment/{paymentId}", s.handleGetPayment)
-
-	// The sandbox payment providers: public, like a real provider's
-	// endpoints. providerD's tokenisation refuses plain HTTP itself.
-	r.Get("/sandbox/providerB/public-key", s.handleProviderBPublicKey)
-	r.Post("/sandbox/providerD/tokenise", s.handleProviderDTokenise)
-	r.With(s.requireAdmin).Post("/sandbox/cards/{cardId}/status", s.handleSetCardStatus)
-}
 
 // walletResponse is the body of a card insert.
 type walletResponse struct {
@@ -67,13 +54,13 @@ func (s *Server) handleGetUser(w http.ResponseWriter, r *http.Request) {
 		for _, sc := range scopes {
 			for _, part := range strings.Split(sc, ",") {
 				if part != "wallet" {
-					s.writeError(w, r, apiErrMsg(client.CodeInvalidQuery, "Unknown scope; the one scope is wallet."))
+					s.api.Error(w, r, apiErrMsg(client.CodeInvalidQuery, "Unknown scope; the one scope is wallet."))
 					return
 				}
 			}
 		}
 	}
-	userID := principalFrom(r.Context()).UserID
+	userID := api.RequestFrom(r.Context()).Principal().UserID
 	var u wallet.User
 	err := s.db.Read(r.Context(), func(tx *store.Tx) error {
 		var err error
@@ -81,10 +68,10 @@ func (s *Server) handleGetUser(w http.ResponseWriter, r *http.Request) {
 		return err
 	})
 	if err != nil {
-		s.writeError(w, r, err)
+		s.api.Error(w, r, err)
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, userResponse{User: u, RequestInfo: s.requestInfo(r)})
+	s.api.JSON(w, r, http.StatusOK, userResponse{User: u, RequestInfo: s.api.Info(r)})
 }
 
 // loadWalletUser reads the user and their wallet.
@@ -164,18 +151,16 @@ type cardInsertRequest struct {
 // with its provider, and the entry is written, all in one transaction, so
 // a failure leaves no trace (a providerD key is only consumed by an insert
 // that succeeds).
-func (s *Server) handleCardInsert(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleCardInsert(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var req cardInsertRequest
-	if err := s.decodeJSON(r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
+	if _, err := api.Decode(r, &req); err != nil {
+		return nil, err
 	}
-	body, _ := s.readBody(r) // already read and cached by decodeJSON
-	if bad := validateCardInsert(body, &req, s.clock.Now()); len(bad) > 0 {
-		s.writeError(w, r, validationErr(bad))
-		return
+	q := api.RequestFrom(r.Context())
+	if bad := validateCardInsert(q.Body(), &req, s.clock.Now()); len(bad) > 0 {
+		return nil, validationErr(bad)
 	}
-	userID := principalFrom(r.Context()).UserID
+	userID := q.Principal().UserID
 
 	// providerB's key is read before the write transaction: parsing it is
 	// the slow part and needs no lock.
@@ -187,14 +172,13 @@ func (s *Server) handleCardInsert(w http.ResponseWriter, r *http.Request) {
 			return err
 		})
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			s.writeError(w, r, err)
-			return
+			return nil, err
 		}
 		// pbKey is nil when no key was ever handed out: no CSE can be valid.
 	}
 	claim := sandbox.CardClaim{First6: req.First6Digits, Last4: req.Last4Digits, ExpiryMonth: req.ExpiryMonth, ExpiryYear: req.ExpiryYear}
 
-	s.mutate(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
+	return func(tx *store.Tx) (any, error) {
 		// Both exchanges run before either verdict, so that a request with
 		// two bad tokens hears about both.
 		tokens := map[string]string{}
@@ -259,8 +243,8 @@ func (s *Server) handleCardInsert(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		return walletResponse{Wallet: cards, RequestInfo: s.requestInfo(r)}, nil
-	})
+		return walletResponse{Wallet: cards, RequestInfo: s.api.Info(r)}, nil
+	}, nil
 }
 
 // cardStatusRequest is the body of POST /sandbox/cards/{cardId}/status.
@@ -271,22 +255,23 @@ type cardStatusRequest struct {
 // handleSetCardStatus serves POST /sandbox/cards/{cardId}/status (admin):
 // it sets a wallet entry's status, to try out what each status allows
 // (only Live and Temporary cards can pay). It answers 200 with {}.
-func (s *Server) handleSetCardStatus(w http.ResponseWriter, r *http.Request) {
+func (s sandboxAPI) handleSetCardStatus(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	cardID, ok := walletIDParam(r, "cardId")
 	if !ok {
-		s.writeError(w, r, apiErr(client.CodeNotFound))
-		return
+		return nil, apiErr(client.CodeNotFound)
 	}
 	var req cardStatusRequest
-	if err := s.decodeBody(r, &req, "cardStatusId"); err != nil {
-		s.writeError(w, r, err)
-		return
+	bad, err := api.Decode(r, &req, "cardStatusId")
+	if err != nil {
+		return nil, err
+	}
+	if len(bad) > 0 {
+		return nil, validationErr(bad)
 	}
 	if !wallet.CardStatus(req.CardStatusID).Known() {
-		s.writeError(w, r, validationErr(map[string]string{"cardStatusId": "must be 1, 2, 3, 4 or 5"}))
-		return
+		return nil, validationErr(map[string]string{"cardStatusId": "must be 1, 2, 3, 4 or 5"})
 	}
-	s.mutate(w, r, http.StatusOK, func(tx *store.Tx) (any, error) {
+	return func(tx *store.Tx) (any, error) {
 		if err := tx.SetCardStatus(cardID, req.CardStatusID); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return nil, apiErr(client.CodeNotFound)
@@ -294,7 +279,7 @@ func (s *Server) handleSetCardStatus(w http.ResponseWriter, r *http.Request) {
 			return nil, err
 		}
 		return struct{}{}, nil
-	})
+	}, nil
 }
 
 // walletIDParam reads a positive integer path parameter; anything else

@@ -1,4 +1,4 @@
-package refserver
+package api
 
 import (
 	"errors"
@@ -40,8 +40,8 @@ func TestMissingFields(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if diff := cmp.Diff(tt.want, missingFields([]byte(tt.raw), tt.paths...)); diff != "" {
-				t.Errorf("missingFields(%s, %q) (-want +got):\n%s", tt.raw, tt.paths, diff)
+			if diff := cmp.Diff(tt.want, MissingFields([]byte(tt.raw), tt.paths...)); diff != "" {
+				t.Errorf("MissingFields(%s, %q) (-want +got):\n%s", tt.raw, tt.paths, diff)
 			}
 		})
 	}
@@ -63,7 +63,7 @@ type decodeTarget struct {
 	ByName map[string]client.Money `json:"byName"`
 }
 
-func TestDecodeJSONBytes(t *testing.T) {
+func TestDecodeBytes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
@@ -97,14 +97,14 @@ func TestDecodeJSONBytes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var v decodeTarget
-			err := decodeJSONBytes([]byte(tt.raw), &v)
+			err := DecodeBytes([]byte(tt.raw), &v)
 			if tt.code == 0 {
 				if err != nil {
 					t.Fatalf("decode(%s) = %v", tt.raw, err)
 				}
 				return
 			}
-			var ae *APIError
+			var ae *Error
 			if !errors.As(err, &ae) || ae.Code != tt.code {
 				t.Fatalf("decode(%s) = %v, want code %d", tt.raw, err, tt.code)
 			}
@@ -125,21 +125,21 @@ func FuzzDecodeJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var v decodeTarget
-		if err := decodeJSONBytes(raw, &v); err != nil {
-			var ae *APIError
+		if err := DecodeBytes(raw, &v); err != nil {
+			var ae *Error
 			if !errors.As(err, &ae) || (ae.Code != client.CodeMalformedJSON && ae.Code != client.CodeValidation) {
 				t.Fatalf("decode(%q) = %v, want a 400001 or 400002", raw, err)
 			}
 		}
-		for k, v := range missingFields(raw, "name", "items[].price", "nested.inner.value", "items[].options[].plu") {
+		for k, v := range MissingFields(raw, "name", "items[].price", "nested.inner.value", "items[].options[].plu") {
 			if v != "required" || k == "" {
-				t.Fatalf("missingFields(%q) reported %q: %q", raw, k, v)
+				t.Fatalf("MissingFields(%q) reported %q: %q", raw, k, v)
 			}
 		}
 	})
 }
 
-func TestDecodeJSONBytesMessages(t *testing.T) {
+func TestDecodeBytesMessages(t *testing.T) {
 	t.Parallel()
 	for raw, want := range map[string]string{
 		`{"name":"a"`:        "Malformed JSON body: unexpected end of the body.",
@@ -151,8 +151,8 @@ func TestDecodeJSONBytesMessages(t *testing.T) {
 		`{"name":"a"} {"x":`: "Malformed JSON body: unexpected data after the JSON value.",
 	} {
 		var v decodeTarget
-		var ae *APIError
-		if err := decodeJSONBytes([]byte(raw), &v); !errors.As(err, &ae) || ae.Message != want {
+		var ae *Error
+		if err := DecodeBytes([]byte(raw), &v); !errors.As(err, &ae) || ae.Message != want {
 			t.Errorf("decode(%s) = %v, want message %q", raw, err, want)
 		}
 	}
@@ -161,7 +161,7 @@ func TestDecodeJSONBytesMessages(t *testing.T) {
 func TestReadAllWithDeclaredLength(t *testing.T) {
 	t.Parallel()
 	body := strings.Repeat("abcdefgh", 1000)
-	for _, declared := range []int64{-1, 0, 1, 100, int64(len(body)), int64(len(body)) + 50, maxPrealloc + 1, maxBodyBytes + 1} {
+	for _, declared := range []int64{-1, 0, 1, 100, int64(len(body)), int64(len(body)) + 50, maxPrealloc + 1, MaxBodyBytes + 1} {
 		got, err := readAll(iotest.OneByteReader(strings.NewReader(body)), declared)
 		if err != nil || string(got) != body {
 			t.Errorf("declared %d: %d bytes, %v; want all %d", declared, len(got), err, len(body))

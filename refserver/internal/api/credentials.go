@@ -1,0 +1,141 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/hospo-dev/hospo-go/refserver/store"
+)
+
+// Credential headers and the query parameter of access tokens.
+const (
+	HeaderAPIKey     = "X-Vendor-API-Key"
+	HeaderAdminKey   = "X-Sandbox-Admin-Key"
+	QueryAccessToken = "accessToken"
+)
+
+// Values of requestInfo.accessTokenStatus.
+const (
+	TokenAuthenticated = "authenticated"
+	TokenMissing       = "missing"
+	TokenInvalid       = "invalid"
+	TokenExpired       = "expired"
+)
+
+// PrincipalKind says which kind of credential authenticated a request.
+type PrincipalKind string
+
+// The kinds of principal.
+const (
+	KindUser   PrincipalKind = "user"   // a user access token
+	KindPOS    PrincipalKind = "pos"    // a POS access token, bound to one location
+	KindAPIKey PrincipalKind = "apikey" // a vendor API key, scoped to locations
+	KindAdmin  PrincipalKind = "admin"  // the sandbox admin key
+)
+
+// Principal is the authenticated caller of a request, as its route's guard
+// admitted it. The zero Principal is no one: the caller of a public route.
+type Principal struct {
+	Kind        PrincipalKind
+	UserID      int64   // KindUser
+	LocationID  int64   // KindPOS: the location the token is bound to
+	KeyID       int64   // KindAPIKey
+	LocationIDs []int64 // KindAPIKey: the key's locations, ascending
+}
+
+// CanSeeLocation reports whether the principal may act on location id: an
+// API key scoped to it, a POS token bound to it, or the admin.
+func (p Principal) CanSeeLocation(id int64) bool {
+	switch p.Kind {
+	case KindAdmin:
+		return true
+	case KindPOS:
+		return p.LocationID == id
+	case KindAPIKey:
+		_, found := slices.BinarySearch(p.LocationIDs, id)
+		return found
+	}
+	return false
+}
+
+// Tokens looks access tokens up.
+type Tokens struct {
+	db  *store.DB
+	now func() time.Time
+}
+
+// NewTokens returns a Tokens reading db, judging expiry by now (the
+// virtual clock).
+func NewTokens(db *store.DB, now func() time.Time) *Tokens {
+	return &Tokens{db: db, now: now}
+}
+
+// Lookup resolves an access token. status is TokenAuthenticated,
+// TokenInvalid (unknown or revoked; err is store.ErrNotFound when unknown)
+// or TokenExpired.
+func (ts *Tokens) Lookup(ctx context.Context, token string) (store.AccessToken, string, error) {
+	t, err := ts.db.AccessToken(ctx, store.HashSecret(token))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return t, TokenInvalid, err
+	case err != nil:
+		return t, TokenInvalid, err
+	case t.Revoked:
+		return t, TokenInvalid, nil
+	case t.ExpiresAt != nil && *t.ExpiresAt <= ts.now().Unix():
+		return t, TokenExpired, nil
+	}
+	return t, TokenAuthenticated, nil
+}
+
+// resolve returns the accessTokenStatus of r and the token's row when it
+// resolved. err is set when the database failed, not the caller; the
+// status is then TokenInvalid. The lookup is made without cancellation:
+// the status is wanted even when the request's context has ended (e.g.
+// while rendering that error).
+func (ts *Tokens) resolve(r *http.Request) (status string, row *store.AccessToken, err error) {
+	token := r.URL.Query().Get(QueryAccessToken)
+	if token == "" {
+		return TokenMissing, nil, nil
+	}
+	t, status, err := ts.Lookup(context.WithoutCancel(r.Context()), token)
+	if errors.Is(err, store.ErrNotFound) {
+		return status, nil, nil
+	}
+	if err != nil {
+		return TokenInvalid, nil, err
+	}
+	return status, &t, nil
+}
+
+// Status returns the accessTokenStatus of r. The guards look the token up
+// once and keep the status in the request record; Status is for what
+// answers a request before (or without) a guard: errors of the middleware
+// in front of it, the OpenAPI validator's error bodies.
+func (ts *Tokens) Status(r *http.Request) string {
+	status, _, _ := ts.resolve(r)
+	return status
+}
+
+// presentedCredential identifies the credentials a request carries, for
+// per-credential rate limiting and idempotency records: the hex SHA-256 of
+// all of them together (access token, API key, admin key, Authorization
+// header), so the raw values are never kept. Requests without any share
+// the empty credential "". query is r.URL.Query(), parsed once by the
+// caller.
+func presentedCredential(r *http.Request, query url.Values) string {
+	token := query.Get(QueryAccessToken)
+	key := r.Header.Get(HeaderAPIKey)
+	admin := r.Header.Get(HeaderAdminKey)
+	// The universal POS contract's bearer token (the demo POS is served by
+	// this server) counts as a credential too.
+	bearer := r.Header.Get("Authorization")
+	if token == "" && key == "" && admin == "" && bearer == "" {
+		return ""
+	}
+	return store.HashSecret("t=" + token + "\x00k=" + key + "\x00a=" + admin + "\x00b=" + bearer)
+}

@@ -1,0 +1,24 @@
+// Package api is the refserver's HTTP plumbing: chi middleware and small
+// helpers that every endpoint shares, so that a handler reads as decode,
+// rule, encode.
+//
+//   - Tracing gives each request its id (the X-Request-Id header) and a
+//     Trace, the ResponseWriter wrapper through which the access log and
+//     the request journal learn what was found out further in.
+//   - The credential guards (Guards.Public, User, POS, APIKey, Admin) admit
+//     or refuse a request and make its request record once: id, API
+//     version, principal, body. Handlers read it with RequestFrom. It is the
+//     one value the plumbing puts into a request's context, and it never
+//     changes.
+//   - Responder renders every error body (Error) and JSON body (JSON, with
+//     Info for requestInfo); Decode is how a handler decodes its body.
+//   - Writes runs every request that changes state: Idempotency-Key replay
+//     and 409004, the handler's Write in the write transaction, and the
+//     sealed response stored with it, as one mechanism.
+//   - LimitBody, RequireJSON, InFlight, RateLimit, Faults, Recover and
+//     AccessLog are the rest of the chain.
+//
+// Route groups carry the middleware they need (the API gets the faults,
+// limits and the OpenAPI validator, the sandbox admin API only its guard),
+// so no list of paths is kept beside the router.
+package api

@@ -1,0 +1,52 @@
+package api
+
+import (
+	"strconv"
+
+	"github.com/hospo-dev/hospo-go/client"
+)
+
+// Error is an error with a code of the catalogue, rendered as the error
+// body of the interface. Handlers return an *Error for every failure the
+// caller should see; any other error becomes a 500001 whose details are
+// logged, never sent.
+type Error struct {
+	Code    client.Code
+	Message string
+	// ContextData is sent as contextData (null when nil). For 400002 it is
+	// a map from JSON path to reason.
+	ContextData any
+	// DisplayString is an optional end-user message (null when nil).
+	DisplayString *string
+}
+
+// Error describes the error for logs. It never includes ContextData, which
+// may echo request content.
+func (e *Error) Error() string {
+	return "api error " + strconv.Itoa(int(e.Code)) + ": " + e.Message
+}
+
+// Is makes errors.Is(err, client.ErrNotFound) and friends work on *Error
+// values too.
+func (e *Error) Is(target error) bool {
+	c, ok := target.(client.Code)
+	return ok && c == e.Code
+}
+
+// Err returns the catalogue error for code with its standard message.
+func Err(code client.Code) *Error {
+	return &Error{Code: code, Message: code.Message()}
+}
+
+// ErrMsg returns the catalogue error for code with a more specific
+// message. The message goes to the client: never put secrets or internals
+// in it.
+func ErrMsg(code client.Code, msg string) *Error {
+	return &Error{Code: code, Message: msg}
+}
+
+// Invalid returns a 400002 whose contextData names every failing field:
+// JSON path -> reason.
+func Invalid(fields map[string]string) *Error {
+	return &Error{Code: client.CodeValidation, Message: client.CodeValidation.Message(), ContextData: fields}
+}

@@ -1,0 +1,166 @@
+package api
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/store"
+)
+
+// Guards are the credential guards: middleware, one per kind of
+// credential, that admits or refuses a request and makes its request
+// record. Every route sits behind exactly one guard (Public for routes
+// that need no credential), given to its route group.
+type Guards struct {
+	rd       *Responder
+	tokens   *Tokens
+	db       *store.DB
+	adminKey [sha256.Size]byte
+}
+
+// NewGuards returns the guards of a server whose sandbox admin key is
+// adminKey.
+func NewGuards(rd *Responder, tokens *Tokens, db *store.DB, adminKey string) *Guards {
+	return &Guards{rd: rd, tokens: tokens, db: db, adminKey: sha256.Sum256([]byte(adminKey))}
+}
+
+// Public admits every request: the guard of routes that need no
+// credential. The access token, if any, is still looked up for
+// requestInfo.
+func (g *Guards) Public(next http.Handler) http.Handler {
+	return g.guard(next, func(*http.Request, *Request, error) (Principal, error) { return Principal{}, nil })
+}
+
+// User admits requests with a valid user access token (query
+// accessToken): 401001 without one, 401002 for an unknown, revoked or
+// expired one, 403001 for a POS token.
+func (g *Guards) User(next http.Handler) http.Handler {
+	return g.guard(next, func(_ *http.Request, q *Request, lookupErr error) (Principal, error) {
+		t, err := admitToken(q, lookupErr, store.TokenKindUser)
+		if err != nil {
+			return Principal{}, err
+		}
+		return Principal{Kind: KindUser, UserID: t.UserID}, nil
+	})
+}
+
+// POS admits requests with a valid POS access token: like User, with a
+// user token being the 403001. Whether the token's location matches the
+// one in the path or body is the handler's check
+// (Principal.CanSeeLocation).
+func (g *Guards) POS(next http.Handler) http.Handler {
+	return g.guard(next, func(_ *http.Request, q *Request, lookupErr error) (Principal, error) {
+		t, err := admitToken(q, lookupErr, store.TokenKindPOS)
+		if err != nil {
+			return Principal{}, err
+		}
+		return Principal{Kind: KindPOS, LocationID: t.LocationID}, nil
+	})
+}
+
+// admitToken checks the access token the record holds against the kind
+// the route needs.
+func admitToken(q *Request, lookupErr error, kind string) (*store.AccessToken, error) {
+	if lookupErr != nil { // the database failed, not the caller
+		return nil, lookupErr
+	}
+	switch q.tokenStatus {
+	case TokenMissing:
+		return nil, Err(client.CodeAccessTokenMissing)
+	case TokenInvalid:
+		return nil, Err(client.CodeAccessTokenInvalid)
+	case TokenExpired:
+		return nil, ErrMsg(client.CodeAccessTokenInvalid, "Access token expired.")
+	}
+	t := q.token
+	if t == nil { // status authenticated or expired always comes with the row
+		return nil, errors.New("access token status without its row")
+	}
+	if t.Kind != kind {
+		msg := "This endpoint needs a user access token."
+		if kind == store.TokenKindPOS {
+			msg = "This endpoint needs a POS access token."
+		}
+		return nil, ErrMsg(client.CodeForbidden, msg)
+	}
+	return t, nil
+}
+
+// APIKey admits requests with a valid vendor API key (header
+// X-Vendor-API-Key): 401003 without one, 401004 for an unknown one.
+func (g *Guards) APIKey(next http.Handler) http.Handler {
+	return g.guard(next, func(r *http.Request, _ *Request, _ error) (Principal, error) {
+		key := r.Header.Get(HeaderAPIKey)
+		if key == "" {
+			return Principal{}, Err(client.CodeAPIKeyMissing)
+		}
+		var (
+			keyID int64
+			locs  []int64
+		)
+		err := g.db.Read(r.Context(), func(tx *store.Tx) error {
+			var err error
+			keyID, locs, err = tx.LookupAPIKey(store.HashSecret(key))
+			return err
+		})
+		if errors.Is(err, store.ErrNotFound) {
+			return Principal{}, Err(client.CodeAPIKeyInvalid)
+		}
+		if err != nil {
+			return Principal{}, err
+		}
+		return Principal{Kind: KindAPIKey, KeyID: keyID, LocationIDs: locs}, nil
+	})
+}
+
+// Admin admits requests carrying the sandbox admin key (header
+// X-Sandbox-Admin-Key); anything else, absent included, is 401005.
+func (g *Guards) Admin(next http.Handler) http.Handler {
+	return g.guard(next, func(r *http.Request, _ *Request, _ error) (Principal, error) {
+		// Comparing fixed-size hashes in constant time leaks neither the
+		// key's content nor its length through timing.
+		got := sha256.Sum256([]byte(r.Header.Get(HeaderAdminKey)))
+		if subtle.ConstantTimeCompare(got[:], g.adminKey[:]) != 1 {
+			return Principal{}, Err(client.CodeAdminKeyInvalid)
+		}
+		return Principal{Kind: KindAdmin}, nil
+	})
+}
+
+// guard makes the request record: it looks the access token up, asks
+// admit who the caller is, and reads the body of an admitted request. The
+// record goes into the request's context for the handler and, admitted or
+// not, to the Trace for the middleware further out.
+func (g *Guards) guard(next http.Handler, admit func(r *http.Request, q *Request, lookupErr error) (Principal, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t := TraceOf(w)
+		q := &Request{version: routeVersion(r)}
+		if t != nil {
+			q.id = t.id
+		}
+		var lookupErr error
+		q.tokenStatus, q.token, lookupErr = g.tokens.resolve(r)
+		if lookupErr != nil {
+			q.tokenStatus = "" // not kept: a later look may succeed
+		}
+		p, err := admit(r, q, lookupErr)
+		if err == nil {
+			q.principal = p
+			q.body, err = readBody(w, r)
+		} else {
+			q.body = bufferedBytes(r)
+		}
+		r = r.WithContext(newContext(r.Context(), q))
+		if t != nil {
+			t.req = q
+		}
+		if err != nil {
+			g.rd.Error(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,74 @@
+package api
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hospo-dev/hospo-go/client"
+)
+
+// RoutePattern returns the pattern of the route r matched, or "-".
+func RoutePattern(r *http.Request) string {
+	if rc := chi.RouteContext(r.Context()); rc != nil {
+		if p := rc.RoutePattern(); p != "" {
+			return p
+		}
+	}
+	return "-"
+}
+
+// AccessLog returns middleware that writes one line per request to log:
+// method, route pattern, status, duration (on the real clock now) and
+// request id. Never the URL: access tokens travel in the query string, and
+// even paths are left out in favour of the pattern. It must run inside
+// Tracing.
+func AccessLog(log *slog.Logger, now func() time.Time) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := now()
+			t := TraceOf(w)
+			defer func() {
+				status := t.Status()
+				level := slog.LevelInfo
+				if status >= 500 {
+					level = slog.LevelWarn
+				}
+				log.LogAttrs(r.Context(), level, "request",
+					slog.String("method", r.Method),
+					slog.String("route", RoutePattern(r)),
+					slog.Int("status", status),
+					slog.Duration("duration", now().Sub(start)),
+					slog.String("request_id", t.ID()),
+				)
+			}()
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// Recover turns a panic into a 500001. The panic value and stack are
+// logged with the request id; the client sees only the catalogue message.
+func (rd *Responder) Recover(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			rec := recover()
+			if rec == nil {
+				return
+			}
+			if rec == http.ErrAbortHandler {
+				panic(rec) // the server's own signal to drop the connection
+			}
+			rd.log.Error("panic in handler",
+				"request_id", requestID(w),
+				"panic", fmt.Sprint(rec),
+				"stack", string(debug.Stack()))
+			rd.Error(w, r, Err(client.CodeInternal))
+		}()
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,129 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/hospo-dev/hospo-go/client"
+)
+
+// Responder writes the API's responses: every error body and every JSON
+// success body, with their requestInfo.
+type Responder struct {
+	log    *slog.Logger
+	now    func() time.Time
+	tokens *Tokens
+}
+
+// NewResponder returns a Responder that logs internal errors to log, takes
+// requestInfo.serverTime from now (the virtual clock) and looks up the
+// accessTokenStatus of requests no guard has seen with tokens.
+func NewResponder(log *slog.Logger, now func() time.Time, tokens *Tokens) *Responder {
+	return &Responder{log: log, now: now, tokens: tokens}
+}
+
+// errorBody is the error body of interface.md section 7.
+type errorBody struct {
+	Error         bool               `json:"error"`
+	Code          client.Code        `json:"code"`
+	Message       string             `json:"message"`
+	ContextData   any                `json:"contextData"`
+	DisplayString *string            `json:"displayString"`
+	RequestInfo   client.RequestInfo `json:"requestInfo"`
+}
+
+// Error renders err. Every error response of the API goes through here, so
+// they all have the same shape: HTTP status = code / 1000 and
+// requestInfo.apiVersion 0. An err that is not an *Error is logged and
+// answered 500001, except a body over the limit (413001).
+func (rd *Responder) Error(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *Error
+	if !errors.As(err, &ae) {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			ae = Err(client.CodeBodyTooLarge)
+		} else {
+			rd.log.Error("internal error", "request_id", requestID(w), "err", err.Error())
+			ae = Err(client.CodeInternal)
+		}
+	}
+	msg := ae.Message
+	if msg == "" {
+		msg = ae.Code.Message()
+	}
+	if msg == "" {
+		msg = "Error."
+	}
+	ri := rd.Info(r)
+	ri.APIVersion = 0
+	body, mErr := json.Marshal(errorBody{
+		Error:         true,
+		Code:          ae.Code,
+		Message:       msg,
+		ContextData:   ae.ContextData,
+		DisplayString: ae.DisplayString,
+		RequestInfo:   ri,
+	})
+	if mErr != nil {
+		// ContextData that cannot be marshalled is a bug; do not lose the
+		// error because of it.
+		rd.log.Error("marshal error body", "request_id", requestID(w), "err", mErr.Error())
+		body, _ = json.Marshal(errorBody{Error: true, Code: client.CodeInternal, Message: client.CodeInternal.Message(), RequestInfo: ri})
+		ae = Err(client.CodeInternal)
+	}
+	status := ae.Code.HTTPStatus()
+	if status < 400 || status > 599 {
+		status = http.StatusInternalServerError
+	}
+	writeRaw(w, status, body)
+}
+
+// JSON sends v as JSON with status. Response structs embed
+// RequestInfo client.RequestInfo `json:"requestInfo"` filled by Info.
+func (rd *Responder) JSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		rd.Error(w, r, err)
+		return
+	}
+	writeRaw(w, status, b)
+}
+
+// Info returns the requestInfo of a success response: the endpoint's
+// version, the virtual server time and the state of the access token the
+// request carried (authenticated, missing, invalid or expired). requestId
+// stays null; the id travels in the X-Request-Id header.
+func (rd *Responder) Info(r *http.Request) client.RequestInfo {
+	q := RequestFrom(r.Context())
+	status := q.tokenStatus
+	if status == "" {
+		status = rd.tokens.Status(r)
+	}
+	return client.RequestInfo{
+		AccessTokenStatus: status,
+		ServerTime:        rd.now().Unix(),
+		APIVersion:        q.version,
+	}
+}
+
+// NotFound answers 404001: the handler of unknown routes. It also answers
+// a known path with the wrong method: the catalogue has no 405, and such a
+// request names, to the caller, no endpoint at all (the Allow header chi
+// sets still tells a curious developer what exists).
+func (rd *Responder) NotFound(w http.ResponseWriter, r *http.Request) {
+	rd.Error(w, r, Err(client.CodeNotFound))
+}
+
+// writeRaw sends a JSON body as it is.
+func writeRaw(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

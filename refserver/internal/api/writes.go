@@ -1,0 +1,283 @@
+package api
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sync/atomic"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/keylock"
+	"github.com/hospo-dev/hospo-go/refserver/store"
+)
+
+// HeaderIdempotencyKey is the header of contract.md section 4.
+const HeaderIdempotencyKey = "Idempotency-Key"
+
+// maxIdempotencyKey is the longest Idempotency-Key accepted.
+const maxIdempotencyKey = 255
+
+// A Write is the part of a request that changes state. It runs in the
+// write transaction and returns the value of the response, sent as JSON;
+// an error rolls the transaction back and is rendered instead.
+type Write func(tx *store.Tx) (any, error)
+
+// A WriteHandler serves a request that changes state. It does what needs
+// no lock (decoding, validating, slow preparation) and returns the Write
+// that does the rest, or an error to render. It does not write the
+// response: w is there for what a handler tells the trace
+// (ReportBodyLocation). Register it with Writes.Handler; that is what
+// makes the request idempotent.
+type WriteHandler func(w http.ResponseWriter, r *http.Request) (Write, error)
+
+// Writes runs WriteHandlers: the one way a request changes state, so that
+// none can forget idempotent replay.
+type Writes struct {
+	rd      *Responder
+	db      *store.DB
+	log     *slog.Logger
+	sealKey []byte
+	locks   keylock.Set
+	// lastPurge is the virtual time of the last purge of old records (Unix
+	// seconds), so purging happens at most once a minute. Its owner resets
+	// it when it turns the virtual clock back.
+	lastPurge *atomic.Int64
+}
+
+// NewWrites returns the Writes of a server: records are kept in db and
+// sealed with a key derived from adminKey; lastPurge is the time of the
+// last purge of expired records.
+func NewWrites(rd *Responder, db *store.DB, log *slog.Logger, adminKey string, lastPurge *atomic.Int64) *Writes {
+	m := hmac.New(sha256.New, []byte(adminKey))
+	m.Write([]byte("hospo-refserver/idempotency-seal/v1"))
+	return &Writes{rd: rd, db: db, log: log, sealKey: m.Sum(nil), lastPurge: lastPurge}
+}
+
+// writeEndpoint is the handler Writes.Handler returns.
+type writeEndpoint struct {
+	ws     *Writes
+	status int
+	h      WriteHandler
+}
+
+// Handler returns the handler of a request that changes state, answering
+// status when it succeeds, and carrying out contract.md section 4. A request with an Idempotency-Key is looked
+// up by (credential, key): a live record with the same request hash is
+// replayed (status and body, header Idempotent-Replayed: true) without
+// running h; one with a different hash is a 409004. Otherwise h runs and
+// its Write's response is stored in the same transaction as its work, so
+// both commit or neither does; an error is not stored (the work was not
+// done, so a retry may run it). Concurrent requests with the same
+// (credential, key) queue on a lock, so a duplicate sent while the first
+// is still running waits and then replays it.
+func (ws *Writes) Handler(status int, h WriteHandler) http.Handler {
+	return &writeEndpoint{ws: ws, status: status, h: h}
+}
+
+// Post registers h, through Handler, as the handler of POST pattern in r.
+func (ws *Writes) Post(r chi.Router, pattern string, status int, h WriteHandler) {
+	r.Method(http.MethodPost, pattern, ws.Handler(status, h))
+}
+
+// IsWrite reports whether h was made by Writes.Handler.
+func IsWrite(h http.Handler) bool {
+	_, ok := h.(*writeEndpoint)
+	return ok
+}
+
+// idemRequest is a request's Idempotency-Key with what identifies the
+// request under it.
+type idemRequest struct {
+	credential  string
+	key         string
+	requestHash string
+}
+
+func (e *writeEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ws := e.ws
+	vals, present := r.Header[http.CanonicalHeaderKey(HeaderIdempotencyKey)]
+	if !present {
+		ws.serve(w, r, e, nil)
+		return
+	}
+	key := vals[0]
+	if len(vals) > 1 || key == "" || len(key) > maxIdempotencyKey {
+		ws.rd.Error(w, r, Invalid(map[string]string{
+			HeaderIdempotencyKey: fmt.Sprintf("must be one header of 1 to %d characters", maxIdempotencyKey),
+		}))
+		return
+	}
+	q := RequestFrom(r.Context())
+	query := r.URL.Query()
+	credential := presentedCredential(r, query)
+	hasToken := query.Get(QueryAccessToken) != ""
+	query.Del(QueryAccessToken) // part of the credential, not of the request
+	req := &idemRequest{
+		credential:  credential,
+		key:         key,
+		requestHash: requestHash(r, query, q.body),
+	}
+
+	unlock, err := ws.locks.Lock(r.Context(), req.credential+"\x00"+key)
+	if err != nil {
+		return // the client went away while waiting
+	}
+	defer unlock()
+
+	var (
+		rec   store.IdempotencyRecord
+		found bool
+	)
+	err = ws.db.Read(r.Context(), func(tx *store.Tx) error {
+		var err error
+		rec, err = tx.GetIdempotency(req.credential, key)
+		found = err == nil
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		ws.rd.Error(w, r, err)
+		return
+	}
+	if found && hasToken && q.tokenStatus != TokenAuthenticated {
+		// The token was deleted or has expired since: no replay for it,
+		// and no second run either.
+		ws.rd.Error(w, r, Err(client.CodeAccessTokenInvalid))
+		return
+	}
+	if found {
+		if rec.RequestHash != req.requestHash {
+			ws.rd.Error(w, r, Err(client.CodeIdempotencyKeyReused))
+			return
+		}
+		plain, err := ws.open(req, rec.Body)
+		if err == nil {
+			w.Header().Set("Idempotent-Replayed", "true")
+			writeRaw(w, rec.Status, plain)
+			return
+		}
+		// Sealed under another admin key: the record is unusable, so the
+		// request is carried out again and replaces it.
+		ws.log.Warn("unreadable idempotency record; running the request again", "request_id", requestID(w))
+	}
+	ws.serve(w, r, e, req)
+}
+
+// serve runs e's handler and its Write, storing the response under idem
+// when it is not nil.
+func (ws *Writes) serve(w http.ResponseWriter, r *http.Request, e *writeEndpoint, idem *idemRequest) {
+	write, err := e.h(w, r)
+	if err != nil {
+		ws.rd.Error(w, r, err)
+		return
+	}
+	var body []byte
+	err = ws.db.Write(r.Context(), func(tx *store.Tx) error {
+		v, err := write(tx)
+		if err != nil {
+			return err
+		}
+		if body, err = json.Marshal(v); err != nil {
+			return err
+		}
+		if idem == nil {
+			return nil
+		}
+		return ws.remember(tx, idem, e.status, body)
+	})
+	if err != nil {
+		ws.rd.Error(w, r, err)
+		return
+	}
+	writeRaw(w, e.status, body)
+}
+
+// remember stores the response for idem in tx.
+func (ws *Writes) remember(tx *store.Tx, idem *idemRequest, status int, body []byte) error {
+	sealed, err := ws.seal(idem, body)
+	if err != nil {
+		return err
+	}
+	if err := tx.PutIdempotency(store.IdempotencyRecord{
+		Credential:  idem.credential,
+		Key:         idem.key,
+		RequestHash: idem.requestHash,
+		Status:      status,
+		Body:        sealed,
+	}); err != nil {
+		return err
+	}
+	return ws.maybePurge(tx)
+}
+
+// maybePurge deletes expired records at most once a minute of virtual
+// time, piggybacking on a write that is happening anyway.
+func (ws *Writes) maybePurge(tx *store.Tx) error {
+	now := tx.Unix()
+	last := ws.lastPurge.Load()
+	if now-last < 60 || !ws.lastPurge.CompareAndSwap(last, now) {
+		return nil
+	}
+	_, err := tx.PurgeIdempotency()
+	return err
+}
+
+// requestHash identifies a request's content for idempotency: method, path,
+// query (r's, without the access token) and body.
+func requestHash(r *http.Request, query url.Values, body []byte) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n%s\n", r.Method, r.URL.EscapedPath(), query.Encode()) // Encode sorts by key
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Stored responses are sealed (AES-256-GCM) with a key derived from the
+// admin key, bound to the credential and Idempotency-Key: a response can
+// carry a secret (a freshly created access token or API key is shown once,
+// in the creating response), and secrets never lie in the database in the
+// clear.
+
+func (ws *Writes) seal(req *idemRequest, plain []byte) ([]byte, error) {
+	aead, err := ws.newAEAD()
+	if err != nil {
+		return nil, err
+	}
+	nonce := make([]byte, aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, err
+	}
+	return aead.Seal(nonce, nonce, plain, []byte(req.credential+"\x00"+req.key)), nil
+}
+
+func (ws *Writes) open(req *idemRequest, sealed []byte) ([]byte, error) {
+	aead, err := ws.newAEAD()
+	if err != nil {
+		return nil, err
+	}
+	if len(sealed) < aead.NonceSize() {
+		return nil, errors.New("idempotency record too short")
+	}
+	nonce, ct := sealed[:aead.NonceSize()], sealed[aead.NonceSize():]
+	return aead.Open(nil, nonce, ct, []byte(req.credential+"\x00"+req.key))
+}
+
+func (ws *Writes) newAEAD() (cipher.AEAD, error) {
+	block, err := aes.NewCipher(ws.sealKey)
+	if err != nil {
+		return nil, err
+	}
+	return cipher.NewGCM(block)
+}

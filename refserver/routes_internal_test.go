@@ -1,0 +1,120 @@
+package refserver
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/console"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
+	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+)
+
+// publicRoutes are the routes that need no credential, by design. Every
+// other route of the router must refuse a request without one.
+var publicRoutes = map[string]string{
+	"GET /openapi.json":                 "an API description",
+	"GET /universal-pos/openapi.json":   "an API description",
+	"GET /v1/location/{locationId}":     "a location's public details",
+	"GET /v2/location/{id}/menu":        "a menu, for kiosks",
+	"GET /sandbox/ca.pem":               "a certificate, no secret",
+	"GET /sandbox/providerB/public-key": "a payment provider's public key",
+	"POST /sandbox/providerD/tokenise":  "a payment provider's tokenisation, called by apps",
+}
+
+// notIdempotentPOSTs are the POST routes that are not registered through
+// api.Writes, each with why.
+var notIdempotentPOSTs = map[string]string{
+	"POST /sandbox/providerD/tokenise": "the provider's side; a stored request hash of card data could be brute-forced",
+}
+
+// TestRouteTable walks the router's route table: every POST runs through
+// api.Writes (idempotent replay and the write transaction), and every route
+// but the public ones refuses a request without its credential; the admin
+// API refuses every credential but the admin key.
+func TestRouteTable(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, func(c *Config) { c.routeHook = nil })
+	f := ts.fixtures(t)
+	others := map[string]map[string]string{
+		"no credential": nil,
+		"user token":    {"accessToken": f.Users[0].AccessToken},
+		"POS token":     {"accessToken": f.Locations[0].POSAccessToken},
+		"API key":       {api.HeaderAPIKey: f.APIKeys[0].APIKey},
+		"wrong admin":   {api.HeaderAdminKey: testAdminKey + "x"},
+	}
+	routes, ok := ts.Handler().(chi.Routes)
+	if !ok {
+		t.Fatalf("the handler %T is not a chi.Routes", ts.Handler())
+	}
+	param := regexp.MustCompile(`\{[^}]*\}`)
+	seen := map[string]bool{}
+	err := chi.Walk(routes, func(method, route string, h http.Handler, _ ...func(http.Handler) http.Handler) error {
+		key := method + " " + route
+		seen[key] = true
+		switch {
+		case strings.HasPrefix(route, sandbox.DemoPOSPath+"/"):
+			return nil // the demo universal POS: another service's API, with its own bearer token
+		case strings.HasPrefix(route, console.Prefix+"/"), route == console.Prefix:
+			return nil // the console: its own sign-in, not the API's
+		}
+		if method == http.MethodPost && !api.IsWrite(h) && notIdempotentPOSTs[key] == "" {
+			t.Errorf("%s does not run through api.Writes: register it with s.writes.Post", key)
+		}
+		if publicRoutes[key] != "" {
+			return nil
+		}
+		path := param.ReplaceAllString(route, "1")
+		admin := strings.HasPrefix(route, "/sandbox/")
+		for name, cred := range others {
+			if !admin && name != "no credential" {
+				continue
+			}
+			resp := do(t, method, ts.url+withCredential(path, cred), headersOf(cred), "")
+			code := client.Code(resp.code())
+			switch {
+			case admin && code != client.CodeAdminKeyInvalid:
+				t.Errorf("%s with %s: status %d code %d, want 401005", key, name, resp.status, code)
+			case !admin && (resp.status != http.StatusUnauthorized && resp.status != http.StatusForbidden || code.HTTPStatus() != resp.status):
+				t.Errorf("%s with %s: status %d code %d, want a 401 or 403 of the catalogue", key, name, resp.status, code)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key := range publicRoutes {
+		if !seen[key] {
+			t.Errorf("public route %s is not in the route table", key)
+		}
+	}
+	for key := range notIdempotentPOSTs {
+		if !seen[key] {
+			t.Errorf("POST route %s is not in the route table", key)
+		}
+	}
+}
+
+// withCredential adds an accessToken of cred to path.
+func withCredential(path string, cred map[string]string) string {
+	if tok := cred["accessToken"]; tok != "" {
+		return path + "?accessToken=" + tok
+	}
+	return path
+}
+
+// headersOf returns the headers of cred.
+func headersOf(cred map[string]string) map[string]string {
+	h := map[string]string{}
+	for k, v := range cred {
+		if k != "accessToken" {
+			h[k] = v
+		}
+	}
+	return h
+}
