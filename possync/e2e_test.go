@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/possync/outbox"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
@@ -193,7 +194,7 @@ func TestPayAtTable(t *testing.T) {
 	if err := agent.Push(check.Clone()); err != nil {
 		t.Fatal(err)
 	}
-	possync.WaitFor(t, "the check and a heartbeat", func() bool {
+	sdktest.Eventually(t, "the check and a heartbeat", func() bool {
 		st := agent.Stats()
 		return st.Sent == 1 && st.Queued == 0 && !st.LastHeartbeat.IsZero()
 	})
@@ -203,7 +204,7 @@ func TestPayAtTable(t *testing.T) {
 		t.Fatalf("payment %+v", payment)
 	}
 	agent.PollNow()
-	possync.WaitFor(t, "the payment to be accepted and the check re-pushed", func() bool {
+	sdktest.Eventually(t, "the payment to be accepted and the check re-pushed", func() bool {
 		st := agent.Stats()
 		return st.PaymentsAccepted == 1 && st.Sent == 2 && st.Queued == 0
 	})
@@ -226,7 +227,7 @@ func TestPayAtTable(t *testing.T) {
 	// The rest of the bill: paid in full, the POS closes the check.
 	last := s.pay(t, check.CheckNumber, "24.10", "0")
 	agent.PollNow()
-	possync.WaitFor(t, "the second payment", func() bool {
+	sdktest.Eventually(t, "the second payment", func() bool {
 		st := agent.Stats()
 		return st.PaymentsAccepted == 2 && st.Sent == 3 && st.Queued == 0
 	})
@@ -275,11 +276,11 @@ func TestAgentServiceOutage(t *testing.T) {
 		if round == 2 {
 			// A restart clears the injected faults, so make sure the agent
 			// has met them first.
-			possync.WaitFor(t, "the agent to meet the outage", func() bool { return agent.Stats().Retried > 0 })
+			sdktest.Eventually(t, "the agent to meet the outage", func() bool { return agent.Stats().Retried > 0 })
 			env.Restart(t) // the service goes away and comes back
 		}
 	}
-	possync.WaitFor(t, "delivery after the outage", func() bool { return agent.Stats().Queued == 0 })
+	sdktest.Eventually(t, "delivery after the outage", func() bool { return agent.Stats().Queued == 0 })
 	stop()
 	st := agent.Stats()
 	if st.Failed != 0 || st.Retried == 0 {
@@ -374,7 +375,7 @@ func TestAgentRestartBetweenSaveAndAccept(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- first.Run(ctx) }()
-	possync.WaitFor(t, "the check and a heartbeat", func() bool {
+	sdktest.Eventually(t, "the check and a heartbeat", func() bool {
 		st := first.Stats()
 		return st.Sent == 1 && st.Queued == 0 && !st.LastHeartbeat.IsZero()
 	})
@@ -400,7 +401,7 @@ func TestAgentRestartBetweenSaveAndAccept(t *testing.T) {
 	till.agent = second
 	till.mu.Unlock()
 	possync.StartAgent(t, second) // polls at once
-	possync.WaitFor(t, "the accept after the restart", func() bool { return second.Stats().PaymentsAccepted == 1 })
+	sdktest.Eventually(t, "the accept after the restart", func() bool { return second.Stats().PaymentsAccepted == 1 })
 	if n := till.savesOf(payment.PaymentID); n != 1 {
 		t.Errorf("SavePayment called %d times across the restart, want 1", n)
 	}
@@ -412,7 +413,7 @@ func TestAgentRestartBetweenSaveAndAccept(t *testing.T) {
 	}
 	// The check re-pushed by SavePayment (outstanding reduced) reached the
 	// service: in the first life's drain, or from the outbox in the second.
-	possync.WaitFor(t, "the re-pushed check", func() bool { return second.Stats().Queued == 0 })
+	sdktest.Eventually(t, "the re-pushed check", func() bool { return second.Stats().Queued == 0 })
 	if b := s.bill(t, payment.BillID); b.OutstandingAmount != client.MustParseMoney("64.10") {
 		t.Errorf("bill outstanding %v, want 64.10", b.OutstandingAmount)
 	}
@@ -458,7 +459,7 @@ func TestAgentWrongCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	possync.StartAgent(t, agent)
-	possync.WaitFor(t, "refusals", func() bool { return agent.Stats().Retried >= 2 })
+	sdktest.Eventually(t, "refusals", func() bool { return agent.Stats().Retried >= 2 })
 	st := agent.Stats()
 	if st.Queued != 1 || st.Failed != 0 || !errors.Is(st.LastError, client.ErrForbidden) {
 		t.Errorf("Queued %d Failed %d LastError %v", st.Queued, st.Failed, st.LastError)
