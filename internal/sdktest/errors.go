@@ -39,16 +39,19 @@ func ErrorBody[C Code](code C, contextData string) string {
 		`,"contextData":` + contextData + `,"displayString":null,` + RequestInfo(0) + `}`
 }
 
-// ErrorResponder answers with code's HTTP status and ErrorBody(code, ""),
-// a request id "req-<code>" in X-Request-Id and the header pairs given
-// (name, value, name, value...).
-func ErrorResponder[C Code](code C, header ...string) httpmock.Responder {
-	return func(*http.Request) (*http.Response, error) {
-		resp := JSONResponse(code.HTTPStatus(), ErrorBody(code, ""))
-		resp.Header.Set("X-Request-Id", "req-"+strconv.Itoa(int(code)))
-		for i := 0; i+1 < len(header); i += 2 {
-			resp.Header.Set(header[i], header[i+1])
-		}
-		return resp, nil
+// ErrorResponse is the service's answer for code: its HTTP status,
+// ErrorBody(code, ""), a request id "req-<code>" in X-Request-Id and the
+// header pairs given (name, value, name, value...).
+func ErrorResponse[C Code](code C, header ...string) *http.Response {
+	resp := JSONResponse(code.HTTPStatus(), ErrorBody(code, ""))
+	resp.Header.Set("X-Request-Id", "req-"+strconv.Itoa(int(code)))
+	for i := 0; i+1 < len(header); i += 2 {
+		resp.Header.Set(header[i], header[i+1])
 	}
+	return resp
+}
+
+// ErrorResponder answers every request with ErrorResponse(code, header...).
+func ErrorResponder[C Code](code C, header ...string) httpmock.Responder {
+	return func(*http.Request) (*http.Response, error) { return ErrorResponse(code, header...), nil }
 }
