@@ -24,15 +24,12 @@ import (
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
-// site is one location of a test server, seen from its POS, with a user
-// holding a providerB card who can pay there.
+// site is one venue of a test server with a diner holding a providerB
+// card who can pay there.
 type site struct {
-	env    *refservertest.Env
-	loc    int64
-	posTok string
-	pos    *possync.Service
-	wallet *wallet.Service
-	cardID int64
+	*refservertest.Venue
+	env   *refservertest.Env
+	diner *refservertest.Diner
 }
 
 func newSite(t *testing.T, env *refservertest.Env) *site {
@@ -40,41 +37,17 @@ func newSite(t *testing.T, env *refservertest.Env) *site {
 	if env == nil {
 		env = refservertest.Start(t)
 	}
-	loc, posTok := env.NewLocation(t, "Trattoria", "providerB")
-	_, userTok := env.NewUser(t)
-	w := wallet.NewService(env.Client(t, client.WithAccessToken(userTok)))
-	card, err := w.AddCard(context.Background(), wallet.AddCardRequest{
-		Card:      wallet.CardDetails{Number: "4111111111111111", CVC: "123", ExpiryMonth: 12, ExpiryYear: 39, HolderName: "A Diner"},
-		Providers: []wallet.Gateway{wallet.ProviderB},
-		Nickname:  "visa",
-	})
-	if err != nil {
-		t.Fatalf("AddCard: %v", err)
-	}
-	return &site{
-		env: env, loc: loc, posTok: posTok, wallet: w, cardID: card.CardID,
-		pos: possync.NewService(env.Client(t, client.WithAccessToken(posTok))),
-	}
+	d := env.NewDiner(t)
+	d.AddCard(t, "4111111111111111", wallet.ProviderB)
+	return &site{Venue: env.NewVenue(t, refservertest.VenueConfig{Name: "Trattoria"}), env: env, diner: d}
 }
 
-// pay makes a payment towards a check as the user.
-func (s *site) pay(t *testing.T, checkNumber int64, amount, tip string) wallet.Payment {
+// bill reads a bill record of location loc through the bills API (GET
+// /v3/bill/{id}).
+func bill(t *testing.T, env *refservertest.Env, loc int64, billID string) billRecord {
 	t.Helper()
-	p, err := s.wallet.CreatePayment(context.Background(), wallet.CreatePaymentRequest{
-		LocationID: s.loc, CheckNumber: checkNumber, CardID: s.cardID,
-		Amount: client.MustParseMoney(amount), Tip: client.MustParseMoney(tip),
-	})
-	if err != nil {
-		t.Fatalf("CreatePayment: %v", err)
-	}
-	return p
-}
-
-// bill reads a bill record through the bills API (GET /v3/bill/{id}).
-func (s *site) bill(t *testing.T, billID string) billRecord {
-	t.Helper()
-	key := s.env.NewAPIKey(t, s.loc)
-	req, _ := http.NewRequest(http.MethodGet, s.env.URL+"/v3/bill/"+billID, nil)
+	key := env.NewAPIKey(t, loc)
+	req, _ := http.NewRequest(http.MethodGet, env.URL+"/v3/bill/"+billID, nil)
 	req.Header.Set("X-Vendor-API-Key", key)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -183,12 +156,12 @@ func TestPayAtTable(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, nil)
 	till := newTill()
-	agent, err := possync.NewAgent(s.pos, fastAgent(s.loc, till.SavePayment))
+	agent, err := possync.NewAgent(s.POS, fastAgent(s.ID, till.SavePayment))
 	if err != nil {
 		t.Fatal(err)
 	}
 	till.agent = agent
-	check := loadCheck(t, s.loc)
+	check := loadCheck(t, s.ID)
 	till.checks[check.CheckNumber] = check
 	possync.StartAgent(t, agent)
 	if err := agent.Push(check.Clone()); err != nil {
@@ -199,7 +172,7 @@ func TestPayAtTable(t *testing.T) {
 		return st.Sent == 1 && st.Queued == 0 && !st.LastHeartbeat.IsZero()
 	})
 
-	payment := s.pay(t, check.CheckNumber, "50.00", "5.00")
+	payment := s.diner.Pay(t, s.Venue, check.CheckNumber, "50.00", "5.00")
 	if payment.Status != wallet.PaymentPending || payment.BillID == "" {
 		t.Fatalf("payment %+v", payment)
 	}
@@ -211,27 +184,27 @@ func TestPayAtTable(t *testing.T) {
 	if n := till.savesOf(payment.PaymentID); n != 1 {
 		t.Errorf("SavePayment called %d times", n)
 	}
-	got, err := s.wallet.GetPayment(context.Background(), payment.PaymentID)
+	got, err := s.diner.Wallet.GetPayment(context.Background(), payment.PaymentID)
 	if err != nil || got.Status != wallet.PaymentAccepted {
 		t.Errorf("payment after accept: %+v, %v", got, err)
 	}
-	pending, err := s.pos.Payments(context.Background(), s.loc)
+	pending, err := s.POS.Payments(context.Background(), s.ID)
 	if err != nil || len(pending) != 0 {
 		t.Errorf("poll after accept: %v, %v; want empty", pending, err)
 	}
-	b := s.bill(t, payment.BillID)
+	b := bill(t, s.env, s.ID, payment.BillID)
 	if b.OutstandingAmount != client.MustParseMoney("24.10") || b.TipsPaid != client.MustParseMoney("5.00") {
 		t.Errorf("bill after re-push: outstanding %v tips %v, want 24.10 and 5.00", b.OutstandingAmount, b.TipsPaid)
 	}
 
 	// The rest of the bill: paid in full, the POS closes the check.
-	last := s.pay(t, check.CheckNumber, "24.10", "0")
+	last := s.diner.Pay(t, s.Venue, check.CheckNumber, "24.10", "0")
 	agent.PollNow()
 	sdktest.Eventually(t, "the second payment", func() bool {
 		st := agent.Stats()
 		return st.PaymentsAccepted == 2 && st.Sent == 3 && st.Queued == 0
 	})
-	if b := s.bill(t, last.BillID); b.Status != "closed" || !b.OutstandingAmount.IsZero() {
+	if b := bill(t, s.env, s.ID, last.BillID); b.Status != "closed" || !b.OutstandingAmount.IsZero() {
 		t.Errorf("bill after paying in full: %+v", b)
 	}
 }
@@ -242,8 +215,7 @@ func TestPayAtTable(t *testing.T) {
 func TestAgentServiceOutage(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
-	loc, posTok := env.NewLocation(t, "Bistro", "providerD")
-	pos := possync.NewService(env.Client(t, client.WithAccessToken(posTok)))
+	v := env.NewVenue(t, refservertest.VenueConfig{Name: "Bistro", Gateway: wallet.ProviderD})
 	faults := func(body map[string]any) {
 		t.Helper()
 		if code := env.AdminDo(t, http.MethodPost, "/sandbox/faults", body, nil); code != 201 && code != 200 {
@@ -253,7 +225,7 @@ func TestAgentServiceOutage(t *testing.T) {
 	faults(map[string]any{"method": "POST", "pathPrefix": "/v1/pos/push-pull/check", "status": 503, "count": 25})
 	faults(map[string]any{"method": "POST", "pathPrefix": "/v1/pos/push-pull/check", "status": 502, "count": 5, "afterCommit": true})
 
-	agent, err := possync.NewAgent(pos, fastAgent(loc, func(context.Context, int64, possync.PaymentNotification) error { return nil }))
+	agent, err := possync.NewAgent(v.POS, fastAgent(v.ID, func(context.Context, int64, possync.PaymentNotification) error { return nil }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +234,7 @@ func TestAgentServiceOutage(t *testing.T) {
 	final := map[int64]client.Money{}
 	for round := 1; round <= 3; round++ {
 		for n := int64(1); n <= checks; n++ {
-			c := loadCheck(t, loc)
+			c := loadCheck(t, v.ID)
 			c.CheckNumber = 500 + n
 			c.OutstandingAmount = client.MoneyFromCents(n*100 + int64(round))
 			if round == 3 {
@@ -290,8 +262,8 @@ func TestAgentServiceOutage(t *testing.T) {
 	// Every check is stored in its final state: the closed-bills listing
 	// shows each one, with the last outstanding amount pushed.
 	stored := map[int64]client.Money{}
-	for _, id := range closedBills(t, env, loc) {
-		b := (&site{env: env, loc: loc}).bill(t, id)
+	for _, id := range closedBills(t, env, v.ID) {
+		b := bill(t, env, v.ID, id)
 		stored[b.CheckNumber] = b.OutstandingAmount
 	}
 	if len(stored) != checks {
@@ -358,14 +330,14 @@ func TestAgentRestartBetweenSaveAndAccept(t *testing.T) {
 	s := newSite(t, nil)
 	outboxPath := filepath.Join(t.TempDir(), "pos-outbox.db")
 	till := newTill()
-	check := loadCheck(t, s.loc)
+	check := loadCheck(t, s.ID)
 	till.checks[check.CheckNumber] = check
 
 	// First life: deliver the check, heartbeat, then die at the accept.
 	ctx, kill := context.WithCancel(context.Background())
-	cfg := fastAgent(s.loc, till.SavePayment)
-	cfg.Store = openOutbox(t, outboxPath, s.loc)
-	first, err := possync.NewAgent(crashBeforeAccept{API: s.pos, crash: kill}, cfg)
+	cfg := fastAgent(s.ID, till.SavePayment)
+	cfg.Store = openOutbox(t, outboxPath, s.ID)
+	first, err := possync.NewAgent(crashBeforeAccept{API: s.POS, crash: kill}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +351,7 @@ func TestAgentRestartBetweenSaveAndAccept(t *testing.T) {
 		st := first.Stats()
 		return st.Sent == 1 && st.Queued == 0 && !st.LastHeartbeat.IsZero()
 	})
-	payment := s.pay(t, check.CheckNumber, "10.00", "1.00")
+	payment := s.diner.Pay(t, s.Venue, check.CheckNumber, "10.00", "1.00")
 	first.PollNow()
 	if err := <-done; err != nil { // killed inside the accept
 		t.Fatal(err)
@@ -387,13 +359,13 @@ func TestAgentRestartBetweenSaveAndAccept(t *testing.T) {
 	if n := till.savesOf(payment.PaymentID); n != 1 {
 		t.Fatalf("SavePayment called %d times before the crash", n)
 	}
-	if got, _ := s.wallet.GetPayment(context.Background(), payment.PaymentID); got.Status != wallet.PaymentPending {
+	if got, _ := s.diner.Wallet.GetPayment(context.Background(), payment.PaymentID); got.Status != wallet.PaymentPending {
 		t.Fatalf("payment %s before the restart, want pending", got.Status)
 	}
 
 	// Second life on the same outbox file.
-	cfg.Store = openOutbox(t, outboxPath, s.loc)
-	second, err := possync.NewAgent(s.pos, cfg)
+	cfg.Store = openOutbox(t, outboxPath, s.ID)
+	second, err := possync.NewAgent(s.POS, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,13 +380,13 @@ func TestAgentRestartBetweenSaveAndAccept(t *testing.T) {
 	if st := second.Stats(); st.PaymentsSaved != 0 {
 		t.Errorf("second life saved %d payments", st.PaymentsSaved)
 	}
-	if got, _ := s.wallet.GetPayment(context.Background(), payment.PaymentID); got.Status != wallet.PaymentAccepted {
+	if got, _ := s.diner.Wallet.GetPayment(context.Background(), payment.PaymentID); got.Status != wallet.PaymentAccepted {
 		t.Errorf("payment %s after the restart, want accepted", got.Status)
 	}
 	// The check re-pushed by SavePayment (outstanding reduced) reached the
 	// service: in the first life's drain, or from the outbox in the second.
 	sdktest.Eventually(t, "the re-pushed check", func() bool { return second.Stats().Queued == 0 })
-	if b := s.bill(t, payment.BillID); b.OutstandingAmount != client.MustParseMoney("64.10") {
+	if b := bill(t, s.env, s.ID, payment.BillID); b.OutstandingAmount != client.MustParseMoney("64.10") {
 		t.Errorf("bill outstanding %v, want 64.10", b.OutstandingAmount)
 	}
 }
@@ -428,16 +400,16 @@ func TestAgentWrongCredentials(t *testing.T) {
 	otherLoc, otherTok := s.env.NewLocation(t, "Elsewhere", "providerB")
 
 	// The other location's POS cannot see or accept this location's payments.
-	check := loadCheck(t, s.loc)
-	if _, err := s.pos.Heartbeat(context.Background(), s.loc); err != nil {
+	check := loadCheck(t, s.ID)
+	if _, err := s.POS.Heartbeat(context.Background(), s.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.pos.PushCheck(context.Background(), check); err != nil {
+	if _, err := s.POS.PushCheck(context.Background(), check); err != nil {
 		t.Fatal(err)
 	}
-	payment := s.pay(t, check.CheckNumber, "1.00", "0")
+	payment := s.diner.Pay(t, s.Venue, check.CheckNumber, "1.00", "0")
 	other := possync.NewService(s.env.Client(t, client.WithAccessToken(otherTok)))
-	if _, err := other.Payments(context.Background(), s.loc); !errors.Is(err, client.ErrForbidden) {
+	if _, err := other.Payments(context.Background(), s.ID); !errors.Is(err, client.ErrForbidden) {
 		t.Errorf("other POS polling this location: %v, want 403001", err)
 	}
 	if _, err := other.AcceptPayment(context.Background(), payment.PaymentID); !errors.Is(err, client.ErrNotFound) {
@@ -448,7 +420,7 @@ func TestAgentWrongCredentials(t *testing.T) {
 	}
 
 	// An agent for this location holding the other location's token.
-	agent, err := possync.NewAgent(other, fastAgent(s.loc, func(context.Context, int64, possync.PaymentNotification) error {
+	agent, err := possync.NewAgent(other, fastAgent(s.ID, func(context.Context, int64, possync.PaymentNotification) error {
 		t.Error("SavePayment called with a token of another location")
 		return nil
 	}))
@@ -465,7 +437,7 @@ func TestAgentWrongCredentials(t *testing.T) {
 		t.Errorf("Queued %d Failed %d LastError %v", st.Queued, st.Failed, st.LastError)
 	}
 	// And the payment is still there for the right POS.
-	if ps, err := s.pos.Payments(context.Background(), s.loc); err != nil || len(ps[check.CheckNumber]) != 1 {
+	if ps, err := s.POS.Payments(context.Background(), s.ID); err != nil || len(ps[check.CheckNumber]) != 1 {
 		t.Errorf("payments %v, %v", ps, err)
 	}
 }
