@@ -156,51 +156,19 @@ func fastRetries(c *refserver.Config) {
 func startEnv(t *testing.T, opts ...func(*refserver.Config)) *env {
 	t.Helper()
 	e := &env{Env: refservertest.Start(t, opts...), pos: newTestPOS(t)}
-	e.locationID = e.registerPOS(t, e.pos)
-	_, e.userToken = e.NewUser(t)
-	e.c = e.Client(t, client.WithAccessToken(e.userToken))
-	e.svc = fulfillment.NewService(e.c)
-	waitMenuSynced(t, e.svc, e.locationID)
+	e.locationID = e.NewVenue(t, refservertest.VenueConfig{
+		Name: "Test Diner", UniversalPOSURL: e.pos.URL, UniversalPOSToken: e.pos.Token,
+	}).ID
+	d := e.NewDiner(t)
+	e.userToken, e.c, e.svc = d.AccessToken, d.Client, d.Order
+	e.WaitForMenu(t, e.locationID)
 	return e
-}
-
-// registerPOS creates a location wired to p with POST /sandbox/locations.
-func (e *env) registerPOS(t *testing.T, p *testPOS) int64 {
-	t.Helper()
-	var out struct {
-		LocationID int64 `json:"locationId"`
-	}
-	if st := e.AdminDo(t, http.MethodPost, "/sandbox/locations", map[string]any{
-		"name": "Test Diner", "gateway": "providerB", "posUrl": p.URL, "posToken": p.Token,
-	}, &out); st != http.StatusCreated {
-		t.Fatalf("POST /sandbox/locations: %d", st)
-	}
-	return out.LocationID
 }
 
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-func waitMenuSynced(t *testing.T, svc *fulfillment.Service, locationID int64) fulfillment.LocationMenu {
-	t.Helper()
-	ctx := ctxT(t)
-	for {
-		m, err := svc.Menu(ctx, locationID)
-		if err != nil {
-			t.Fatalf("Menu: %v", err)
-		}
-		if !m.SyncedAt.IsZero() {
-			return m
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the location's menu was never synced")
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 }
 
 // order creates an order for one burger, valid against testMenus.
