@@ -129,8 +129,9 @@ func Start(t testing.TB, opts ...func(*refserver.Config)) *Env {
 	// Handshake failures are expected in tests (clients that do not trust
 	// the CA); keep them out of the test output.
 	quiet := log.New(io.Discard, "", 0)
-	e.httpSrv = &http.Server{Handler: serve, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet}
-	e.tlsSrv = &http.Server{Handler: serve, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet}
+	var httpConns, tlsConns newConns
+	e.httpSrv = &http.Server{Handler: serve, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet, ConnState: httpConns.track}
+	e.tlsSrv = &http.Server{Handler: serve, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet, ConnState: tlsConns.track}
 	tlsCfg := e.Server.TLSConfig()
 	tlsCfg.Certificates = nil
 	tlsCfg.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return e.tlsCert.Load(), nil }
@@ -140,8 +141,8 @@ func Start(t testing.TB, opts ...func(*refserver.Config)) *Env {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_ = e.httpSrv.Shutdown(ctx)
-		_ = e.tlsSrv.Shutdown(ctx)
+		shutdown(ctx, e.httpSrv, &httpConns)
+		shutdown(ctx, e.tlsSrv, &tlsConns)
 		if err := e.Server.Close(); err != nil {
 			t.Errorf("refservertest: close: %v", err)
 		}
