@@ -26,9 +26,7 @@ func TestFaultsEndpoint(t *testing.T) {
 	t.Parallel()
 	noRetry := client.WithMaxRetries(0)
 
-	t.Run("needs the admin key", func(t *testing.T) {
-		t.Parallel()
-		w := newWorld(t)
+	inOwnWorld(t, "needs the admin key", func(t *testing.T, w *world) {
 		ctx := t.Context()
 		var out any
 		_, err := w.diner.Client.Do(ctx, &client.Request{Method: http.MethodPost, Path: "sandbox/faults",
@@ -42,9 +40,7 @@ func TestFaultsEndpoint(t *testing.T) {
 		}
 	})
 
-	t.Run("validation", func(t *testing.T) {
-		t.Parallel()
-		w := newWorld(t)
+	inOwnWorld(t, "validation", func(t *testing.T, w *world) {
 		ctx := t.Context()
 		tests := []struct {
 			body  any
@@ -79,9 +75,7 @@ func TestFaultsEndpoint(t *testing.T) {
 		}
 	})
 
-	t.Run("count, method and the injected code", func(t *testing.T) {
-		t.Parallel()
-		w := newWorld(t)
+	inOwnWorld(t, "count, method and the injected code", func(t *testing.T, w *world) {
 		ctx := t.Context()
 		f := w.addFault(t, fault{Method: "post", PathPrefix: "/v1/pos/push-pull/heartbeat/", Status: 503, Count: 2})
 		if f.ID == 0 || f.Method != "POST" || f.Remaining != 2 || f.Count != 2 {
@@ -109,9 +103,7 @@ func TestFaultsEndpoint(t *testing.T) {
 		}
 	})
 
-	t.Run("admin endpoints are never faulted", func(t *testing.T) {
-		t.Parallel()
-		w := newWorld(t)
+	inOwnWorld(t, "admin endpoints are never faulted", func(t *testing.T, w *world) {
 		ctx := t.Context()
 		w.addFault(t, fault{PathPrefix: "/", Status: 500, Count: 1000})
 		// The admin API works under a catch-all fault...
@@ -134,9 +126,7 @@ func TestFaultsEndpoint(t *testing.T) {
 		}
 	})
 
-	t.Run("latency only", func(t *testing.T) {
-		t.Parallel()
-		w := newWorld(t)
+	inOwnWorld(t, "latency only", func(t *testing.T, w *world) {
 		ctx := t.Context()
 		w.addFault(t, fault{Method: "GET", PathPrefix: "/v1/location/", LatencyMs: 50})
 		if _, err := w.diner.Wallet.GetLocation(ctx, w.venue.ID, noRetry); err != nil {
@@ -147,9 +137,7 @@ func TestFaultsEndpoint(t *testing.T) {
 		}
 	})
 
-	t.Run("after commit the work is done and the answer lost", func(t *testing.T) {
-		t.Parallel()
-		w := newWorld(t)
+	inOwnWorld(t, "after commit the work is done and the answer lost", func(t *testing.T, w *world) {
 		ctx := t.Context()
 		w.addFault(t, fault{Method: "POST", PathPrefix: "/v1/pos/push-pull/check", Status: 502, AfterCommit: true})
 		_, err := w.venue.POS.PushCheck(ctx, w.check(9001, "12.00"), noRetry)
@@ -161,9 +149,7 @@ func TestFaultsEndpoint(t *testing.T) {
 		}
 	})
 
-	t.Run("reset clears faults", func(t *testing.T) {
-		t.Parallel()
-		w := newWorld(t)
+	inOwnWorld(t, "reset clears faults", func(t *testing.T, w *world) {
 		ctx := t.Context()
 		w.addFault(t, fault{PathPrefix: "/v1/", Status: 503, Count: 5})
 		if _, err := w.admin.Do(ctx, &client.Request{Method: http.MethodPost, Path: "sandbox/reset", Auth: client.AuthAdminKey}, nil); err != nil {
@@ -172,6 +158,16 @@ func TestFaultsEndpoint(t *testing.T) {
 		if got := w.faults(t); len(got) != 0 {
 			t.Fatalf("faults after reset: %+v", got)
 		}
+	})
+}
+
+// inOwnWorld runs f as a parallel subtest on a world of its own, so that
+// no subtest sees what another did to the server.
+func inOwnWorld(t *testing.T, name string, f func(t *testing.T, w *world)) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) {
+		t.Parallel()
+		f(t, newWorld(t))
 	})
 }
 
@@ -323,9 +319,7 @@ func (w *world) createOrder(t *testing.T) string {
 func TestFaults503ThenSuccess(t *testing.T) {
 	t.Parallel()
 	for _, tc := range retryCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			w := newWorld(t)
+		inOwnWorld(t, tc.name, func(t *testing.T, w *world) {
 			w.waitForMenu(t)
 			prefix, call := tc.prepare(t, w)
 			w.rec.take()
@@ -386,9 +380,7 @@ func TestFaultsAfterCommit(t *testing.T) {
 		}
 	}
 
-	t.Run("card insert", func(t *testing.T) {
-		t.Parallel()
-		w := newWorld(t)
+	inOwnWorld(t, "card insert", func(t *testing.T, w *world) {
 		ctx := t.Context()
 		var card wallet.Card
 		lose(t, w, "/v3/user/me/wallet/card/insert", func() (err error) {
@@ -407,9 +399,7 @@ func TestFaultsAfterCommit(t *testing.T) {
 		}
 	})
 
-	t.Run("check push", func(t *testing.T) {
-		t.Parallel()
-		w := newWorld(t)
+	inOwnWorld(t, "check push", func(t *testing.T, w *world) {
 		ctx := t.Context()
 		var res possync.PushResult
 		lose(t, w, "/v1/pos/push-pull/check", func() (err error) {
@@ -432,9 +422,7 @@ func TestFaultsAfterCommit(t *testing.T) {
 		}
 	})
 
-	t.Run("payment create", func(t *testing.T) {
-		t.Parallel()
-		w := newWorld(t)
+	inOwnWorld(t, "payment create", func(t *testing.T, w *world) {
 		ctx := t.Context()
 		w.pushCheck(t, 501, "30.00")
 		req := w.payment(t, 501, "12.25")
@@ -457,9 +445,7 @@ func TestFaultsAfterCommit(t *testing.T) {
 		}
 	})
 
-	t.Run("accept payment", func(t *testing.T) {
-		t.Parallel()
-		w := newWorld(t)
+	inOwnWorld(t, "accept payment", func(t *testing.T, w *world) {
 		ctx := t.Context()
 		w.pushCheck(t, 501, "30.00")
 		payment := w.pay(t, 501, "12.25")
@@ -484,9 +470,7 @@ func TestFaultsAfterCommit(t *testing.T) {
 		}
 	})
 
-	t.Run("order create", func(t *testing.T) {
-		t.Parallel()
-		w := newWorld(t)
+	inOwnWorld(t, "order create", func(t *testing.T, w *world) {
 		w.waitForMenu(t)
 		ctx := t.Context()
 		var o fulfillment.CreatedOrder
@@ -503,9 +487,7 @@ func TestFaultsAfterCommit(t *testing.T) {
 		}
 	})
 
-	t.Run("fulfillment set", func(t *testing.T) {
-		t.Parallel()
-		w := newWorld(t)
+	inOwnWorld(t, "fulfillment set", func(t *testing.T, w *world) {
 		w.waitForMenu(t)
 		ctx := t.Context()
 		o := w.createOrder(t)
