@@ -2,7 +2,6 @@ package bills_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -85,27 +84,15 @@ type rawResponse struct {
 }
 
 // rawGet sends a GET with the exact path and query given (nothing is
-// re-encoded) to base and, when key is not empty, the API key header.
-func rawGet(t testing.TB, base, pathAndQuery, key string) rawResponse {
+// re-encoded) and, when key is not empty, the API key header.
+func rawGet(t testing.TB, env *refservertest.Env, pathAndQuery, key string) rawResponse {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, base+pathAndQuery, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var h http.Header
 	if key != "" {
-		req.Header.Set(client.HeaderAPIKey, key)
+		h = http.Header{client.HeaderAPIKey: {key}}
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var out rawResponse
-	out.status = resp.StatusCode
-	out.raw, err = io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out.status, out.raw = env.Send(t, http.MethodGet, pathAndQuery, h, nil)
 	if err := json.Unmarshal(out.raw, &out.body); err != nil {
 		t.Fatalf("GET %s: body %q: %v", pathAndQuery, out.raw, err)
 	}

@@ -117,7 +117,7 @@ func TestE2EBillRecordScopes(t *testing.T) {
 	// The server's own rules, without the SDK's normalisation.
 	t.Run("server refuses table.location alone", func(t *testing.T) {
 		t.Parallel()
-		r := rawGet(t, v.env.URL, "/v3/bill/"+url.PathEscape(billID)+"?scope=table.location", v.apiKey)
+		r := rawGet(t, v.env, "/v3/bill/"+url.PathEscape(billID)+"?scope=table.location", v.apiKey)
 		if r.status != 400 || r.body.Code != client.CodeInvalidQuery || !strings.Contains(r.body.Message, "bill.table") {
 			t.Errorf("table.location alone: %d %s", r.status, r.raw)
 		}
@@ -126,7 +126,7 @@ func TestE2EBillRecordScopes(t *testing.T) {
 		t.Parallel()
 		// A bill without payments asked for payments and users.
 		other := v.PushCheck(t, v.check(202, possync.CheckClosed, "5.00", "0", "0")).BillID
-		r := rawGet(t, v.env.URL, "/v3/bill/"+url.PathEscape(other)+"?scope=bill.payments,bill.users", v.apiKey)
+		r := rawGet(t, v.env, "/v3/bill/"+url.PathEscape(other)+"?scope=bill.payments,bill.users", v.apiKey)
 		if r.status != 200 || !strings.Contains(string(r.raw), `"payments":[]`) || !strings.Contains(string(r.raw), `"users":[]`) {
 			t.Errorf("bill without payments: %d %s", r.status, r.raw)
 		}
@@ -311,7 +311,7 @@ func TestE2EErrors(t *testing.T) {
 	}
 	var notFoundBodies []string
 	for _, tt := range tests {
-		r := rawGet(t, v.env.URL, tt.path, tt.key)
+		r := rawGet(t, v.env, tt.path, tt.key)
 		if r.status != tt.want.HTTPStatus() || !r.body.Error || r.body.Code != tt.want || r.body.RequestInfo.APIVersion != 0 {
 			t.Errorf("%s: %d %s; want %d with code %d and apiVersion 0", tt.name, r.status, r.raw, tt.want.HTTPStatus(), tt.want)
 			continue
@@ -331,10 +331,10 @@ func TestE2EErrors(t *testing.T) {
 		t.Errorf("404 messages differ: %q vs %q", notFoundBodies[0], notFoundBodies[1])
 	}
 	// A key scoped to both locations sees both.
-	if r := rawGet(t, v.env.URL, "/v3/bill/"+url.PathEscape(theirs), bothKey); r.status != 200 {
+	if r := rawGet(t, v.env, "/v3/bill/"+url.PathEscape(theirs), bothKey); r.status != 200 {
 		t.Errorf("key of both locations: %d %s", r.status, r.raw)
 	}
-	if r := rawGet(t, v.env.URL, list(other.ID)+good, bothKey); r.status != 200 || r.body.RequestInfo.APIVersion != 3 {
+	if r := rawGet(t, v.env, list(other.ID)+good, bothKey); r.status != 200 || r.body.RequestInfo.APIVersion != 3 {
 		t.Errorf("key of both locations, list: %d %s", r.status, r.raw)
 	}
 

@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -214,19 +213,10 @@ func (e *env) rawJSON(t *testing.T, method, path string, body any) (int, map[str
 // user's token and returns the status and the decoded error body.
 func (e *env) rawPost(t *testing.T, path, body string) (int, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctxT(t), http.MethodPost, e.URL+"/"+path+"?accessToken="+url.QueryEscape(e.userToken), strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	st, raw := e.Send(t, http.MethodPost, "/"+path+"?accessToken="+url.QueryEscape(e.userToken), nil, []byte(body))
 	var out map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&out)
-	return resp.StatusCode, out
+	_ = json.Unmarshal(raw, &out)
+	return st, out
 }
 
 // events returns the status column of the order's timeline.

@@ -8,14 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/hospo-dev/hospo-go/bills"
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/internal/sdktest"
 	"github.com/hospo-dev/hospo-go/possync"
@@ -44,34 +43,13 @@ func newSite(t *testing.T, env *refservertest.Env) *site {
 
 // bill reads a bill record of location loc through the bills API (GET
 // /v3/bill/{id}).
-func bill(t *testing.T, env *refservertest.Env, loc int64, billID string) billRecord {
+func bill(t *testing.T, env *refservertest.Env, loc int64, billID string) *bills.Bill {
 	t.Helper()
-	key := env.NewAPIKey(t, loc)
-	req, _ := http.NewRequest(http.MethodGet, env.URL+"/v3/bill/"+billID, nil)
-	req.Header.Set("X-Vendor-API-Key", key)
-	resp, err := http.DefaultClient.Do(req)
+	b, err := bills.NewService(env.Client(t, client.WithAPIKey(env.NewAPIKey(t, loc)))).Get(context.Background(), billID)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("GET /v3/bill/%s: %v", billID, err)
 	}
-	defer resp.Body.Close()
-	var out struct {
-		Bill billRecord `json:"bill"`
-	}
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET /v3/bill/%s: %d", billID, resp.StatusCode)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bill
-}
-
-type billRecord struct {
-	BillID            string       `json:"billId"`
-	CheckNumber       int64        `json:"checkNumber"`
-	Status            string       `json:"status"`
-	OutstandingAmount client.Money `json:"outstandingAmount"`
-	TipsPaid          client.Money `json:"tipsPaid"`
+	return b
 }
 
 // loadCheck returns testdata/check.json for location loc.
@@ -280,31 +258,14 @@ func TestAgentServiceOutage(t *testing.T) {
 // hour (GET /v3/location/{id}/bills/closed).
 func closedBills(t *testing.T, env *refservertest.Env, loc int64) []string {
 	t.Helper()
-	key := env.NewAPIKey(t, loc)
 	now := time.Now()
-	q := url.Values{}
-	q.Set("from", client.FormatQueryTime(now.Add(-time.Hour)))
-	q.Set("to", client.FormatQueryTime(now.Add(time.Hour)))
-	req, _ := http.NewRequest(http.MethodGet, env.URL+"/v3/location/"+strconv.FormatInt(loc, 10)+"/bills/closed?"+q.Encode(), nil)
-	req.Header.Set("X-Vendor-API-Key", key)
-	resp, err := http.DefaultClient.Do(req)
+	list, err := bills.NewService(env.Client(t, client.WithAPIKey(env.NewAPIKey(t, loc)))).
+		ListClosed(context.Background(), loc, now.Add(-time.Hour), now.Add(time.Hour))
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("closed bills: %d", resp.StatusCode)
-	}
-	var out struct {
-		Bills []struct {
-			BillID string `json:"billId"`
-		} `json:"bills"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatal(err)
+		t.Fatalf("closed bills: %v", err)
 	}
 	var ids []string
-	for _, b := range out.Bills {
+	for _, b := range list {
 		ids = append(ids, b.BillID)
 	}
 	return ids

@@ -261,43 +261,59 @@ func (e *Env) HTTPSClient() *http.Client {
 // response has a body, it is decoded into out, whatever the status.
 func (e *Env) AdminDo(t testing.TB, method, path string, body, out any) int {
 	t.Helper()
-	var rd io.Reader
+	var raw []byte
 	switch b := body.(type) {
 	case nil:
 	case []byte:
-		rd = bytes.NewReader(b)
+		raw = b
 	case json.RawMessage:
-		rd = bytes.NewReader(b)
+		raw = b
 	default:
 		j, err := json.Marshal(body)
 		if err != nil {
 			t.Fatalf("refservertest: marshal %s %s body: %v", method, path, err)
 		}
-		rd = bytes.NewReader(j)
+		raw = j
 	}
-	req, err := http.NewRequest(method, e.URL+path, rd)
-	if err != nil {
-		t.Fatalf("refservertest: %s %s: %v", method, path, err)
-	}
-	req.Header.Set("X-Sandbox-Admin-Key", e.AdminKey)
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("refservertest: %s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("refservertest: %s %s: read: %v", method, path, err)
-	}
+	status, data := e.Send(t, method, path, http.Header{client.HeaderAdminKey: {e.AdminKey}}, raw)
 	if out != nil && len(bytes.TrimSpace(data)) > 0 {
 		if err := json.Unmarshal(data, out); err != nil {
 			t.Fatalf("refservertest: %s %s: decode %q: %v", method, path, data, err)
 		}
 	}
-	return resp.StatusCode
+	return status
+}
+
+// Send sends one request to the server exactly as given, for what the SDK
+// would not send: pathAndQuery is not re-encoded, header is added, and
+// body, when not nil, is sent as it is as application/json. It returns
+// the status and the response body.
+func (e *Env) Send(t testing.TB, method, pathAndQuery string, header http.Header, body []byte) (status int, respBody []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, e.URL+pathAndQuery, rd)
+	if err != nil {
+		t.Fatalf("refservertest: %s %s: %v", method, pathAndQuery, err)
+	}
+	for k, vs := range header {
+		req.Header[http.CanonicalHeaderKey(k)] = vs
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("refservertest: %s %s: %v", method, pathAndQuery, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("refservertest: %s %s: read: %v", method, pathAndQuery, err)
+	}
+	return resp.StatusCode, data
 }
 
 // mustAdmin is AdminDo that fails the test unless the status is want.
