@@ -7,7 +7,7 @@
 //	c, _ := client.New(client.WithBaseURL(sdktest.BaseURL), client.WithHTTPClient(m.HTTPClient))
 //	rec := m.Reply("GET", "v1/location/3", 200, body)
 //	... call the SDK with c ...
-//	sdktest.TestMethod(t, rec.Last(t), "GET")
+//	sdktest.TestPath(t, rec.Last(t), "GET", "/prefix/v1/location/3")
 //
 // It is imported only by tests. It does not import the client package, so
 // that the client's own tests can use it too; error codes are taken as any
@@ -58,26 +58,28 @@ func (c counting) RoundTrip(r *http.Request) (*http.Response, error) {
 	return c.m.Transport.RoundTrip(r)
 }
 
-// URL returns the absolute URL of path: path itself when it is absolute
-// (another host, such as a payment provider's), otherwise path under
-// BaseURL.
-func (m *Mock) URL(path string) string {
+// resolve returns the absolute URL of path: path itself when it is
+// absolute (another host, such as a payment provider's), otherwise path
+// under BaseURL.
+func resolve(path string) string {
 	if strings.HasPrefix(path, "http://") || strings.HasPrefix(path, "https://") {
 		return path
 	}
 	return BaseURL + strings.TrimPrefix(path, "/")
 }
 
-// Handle answers method and path (see URL) with r and returns the record of
-// the requests r answered.
+// Handle answers method and path (under BaseURL, or path itself when it is
+// an absolute URL) with r and returns the record of the requests r
+// answered.
 func (m *Mock) Handle(method, path string, r httpmock.Responder) *Recorder {
 	rec := new(Recorder)
-	m.Transport.RegisterResponder(method, m.URL(path), rec.Record(r))
+	m.Transport.RegisterResponder(method, resolve(path), rec.Record(r))
 	return rec
 }
 
-// Reply answers method and path (see URL) with status and body, a JSON
-// document, and returns the record of the requests it answered.
+// Reply answers method and path (as Handle takes it) with status and
+// body, a JSON document, and returns the record of the requests it
+// answered.
 func (m *Mock) Reply(method, path string, status int, body string) *Recorder {
 	return m.Handle(method, path, Responder(status, body))
 }

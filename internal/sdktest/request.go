@@ -101,14 +101,6 @@ func (rec *Recorder) Last(t testing.TB) Request {
 	return all[len(all)-1]
 }
 
-// TestMethod checks the method of r.
-func TestMethod(t testing.TB, r Request, want string) {
-	t.Helper()
-	if r.Method != want {
-		t.Errorf("request method = %s, want %s", r.Method, want)
-	}
-}
-
 // TestPath checks the method and the path (BaseURL's prefix included) of
 // r.
 func TestPath(t testing.TB, r Request, method, path string) {

@@ -57,7 +57,7 @@ func TestRecordKeepsTheBody(t *testing.T) {
 		t.Errorf("responder saw %q; answer %d %q", seen, resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	r := rec.Last(t)
-	sdktest.TestMethod(t, r, "POST")
+	sdktest.TestPath(t, r, "POST", "/tokenise")
 	sdktest.TestJSONBody(t, r, `{"a":"x","b":[1,2]}`)
 	if r.Object(t)["a"] != "x" || r.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("recorded %+v", r)
