@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jarcoal/httpmock"
 
 	"github.com/hospo-dev/hospo-go/bills"
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
@@ -56,7 +58,7 @@ func TestListClosedQueryEncoding(t *testing.T) {
 			var gotRaw, gotPath, gotKey, gotMethod string
 			svc := newTestService(t, func(req *http.Request) (*http.Response, error) {
 				gotRaw, gotPath, gotKey, gotMethod = req.URL.RawQuery, req.URL.Path, req.Header.Get(client.HeaderAPIKey), req.Method
-				return jsonResponse(200, map[string]any{
+				return httpmock.NewJsonResponse(200, map[string]any{
 					"bills": []map[string]any{
 						{"billId": "b1", "status": "closed", "lastUpdated": "2026-05-01 09:30:00"},
 					},
@@ -91,7 +93,7 @@ func TestListClosedQueryEncoding(t *testing.T) {
 func TestListClosedEmptyIsNotNil(t *testing.T) {
 	t.Parallel()
 	svc := newTestService(t, func(*http.Request) (*http.Response, error) {
-		return jsonResponse(200, map[string]any{"bills": nil, "requestInfo": map[string]any{"apiVersion": 3}})
+		return httpmock.NewJsonResponse(200, map[string]any{"bills": nil, "requestInfo": map[string]any{"apiVersion": 3}})
 	})
 	now := time.Now()
 	got, err := svc.ListClosed(context.Background(), 1, now, now)
@@ -123,7 +125,7 @@ func TestGetScopes(t *testing.T) {
 			var gotPath string
 			svc := newTestService(t, func(req *http.Request) (*http.Response, error) {
 				gotQuery, gotPath = req.URL.Query(), req.URL.Path
-				return jsonResponse(200, map[string]any{"bill": map[string]any{"billId": "b/1"}, "requestInfo": map[string]any{"apiVersion": 3}})
+				return httpmock.NewJsonResponse(200, map[string]any{"bill": map[string]any{"billId": "b/1"}, "requestInfo": map[string]any{"apiVersion": 3}})
 			})
 			b, err := svc.Get(context.Background(), "b/1", tt.scopes...)
 			if err != nil {
@@ -151,7 +153,7 @@ func TestGetEscapesBillID(t *testing.T) {
 	var raw string
 	svc := newTestService(t, func(req *http.Request) (*http.Response, error) {
 		raw = req.URL.EscapedPath()
-		return jsonResponse(200, map[string]any{"bill": map[string]any{"billId": "a/b?c"}, "requestInfo": map[string]any{}})
+		return httpmock.NewJsonResponse(200, map[string]any{"bill": map[string]any{"billId": "a/b?c"}, "requestInfo": map[string]any{}})
 	})
 	if _, err := svc.Get(context.Background(), "a/b?c"); err != nil {
 		t.Fatal(err)
@@ -181,7 +183,7 @@ func TestGetDecodesRecord(t *testing.T) {
 	  "requestInfo": {"accessTokenStatus": "", "serverTime": 1777636805, "requestId": null, "apiVersion": 3}
 	}`
 	svc := newTestService(t, func(req *http.Request) (*http.Response, error) {
-		return httpmockString(200, body), nil
+		return sdktest.JSONResponse(200, body), nil
 	})
 	got, err := svc.Get(context.Background(), "B-1", bills.AllScopes()...)
 	if err != nil {
@@ -234,7 +236,7 @@ func TestErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			svc := newTestService(t, func(*http.Request) (*http.Response, error) {
-				return errorResponse(tt.code, tt.code.Message())
+				return sdktest.ErrorResponse(tt.code), nil
 			})
 			now := time.Now()
 			_, err := svc.ListClosed(context.Background(), 1, now, now)
@@ -264,7 +266,7 @@ func TestGetWithoutRequest(t *testing.T) {
 	sent := false
 	svc := newTestService(t, func(*http.Request) (*http.Response, error) {
 		sent = true
-		return jsonResponse(200, map[string]any{})
+		return httpmock.NewJsonResponse(200, map[string]any{})
 	})
 	if _, err := svc.Get(context.Background(), ""); !errors.Is(err, bills.ErrEmptyBillID) {
 		t.Errorf("Get(\"\") = %v, want ErrEmptyBillID", err)
@@ -276,7 +278,7 @@ func TestGetWithoutRequest(t *testing.T) {
 
 func TestMissingAPIKey(t *testing.T) {
 	t.Parallel()
-	c, err := client.New(client.WithBaseURL(testBase))
+	c, err := client.New(client.WithBaseURL(sdktest.BaseURL))
 	if err != nil {
 		t.Fatal(err)
 	}

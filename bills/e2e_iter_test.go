@@ -27,7 +27,7 @@ func seedNinetyDays(t testing.TB, env *refservertest.Env, v *venue, n int) (want
 	start := serverNow(t, v)
 	step := 90 * 24 * time.Hour / time.Duration(n)
 	for i := range n {
-		v.push(t, v.check(int64(1000+i), possync.CheckClosed, "12.00", "0", "0"))
+		v.PushCheck(t, v.check(int64(1000+i), possync.CheckClosed, "12.00", "0", "0"))
 		if i%2 == 1 {
 			env.AdvanceClock(t, step*2)
 		}
@@ -35,7 +35,7 @@ func seedNinetyDays(t testing.TB, env *refservertest.Env, v *venue, n int) (want
 	end := serverNow(t, v)
 	// Read what was stored, window by window, as the reference order.
 	for w := start.Add(-time.Second); w.Before(end.Add(time.Second)); w = w.Add(bills.MaxRange + time.Second) {
-		list, err := v.bills.ListClosed(context.Background(), v.id, w, minTime(w.Add(bills.MaxRange), end.Add(time.Second)))
+		list, err := v.bills.ListClosed(context.Background(), v.ID, w, minTime(w.Add(bills.MaxRange), end.Add(time.Second)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestE2EAllNinetyDays(t *testing.T) {
 	plus9 := time.FixedZone("+09:00", 9*3600)
 	for _, tz := range []*time.Location{time.UTC, plus9} {
 		var got []string
-		for b, err := range v.bills.All(context.Background(), v.id, from.In(tz), to.In(tz), bills.AllScopes()...) {
+		for b, err := range v.bills.All(context.Background(), v.ID, from.In(tz), to.In(tz), bills.AllScopes()...) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +104,7 @@ func TestE2EAllEarlyBreak(t *testing.T) {
 
 	baseline := quiescentGoroutines(v)
 	var got []string
-	for b, err := range v.bills.All(context.Background(), v.id, from, to, bills.ScopeItems) {
+	for b, err := range v.bills.All(context.Background(), v.ID, from, to, bills.ScopeItems) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func TestE2EAllContextCancel(t *testing.T) {
 	defer cancel()
 	n := 0
 	var last error
-	for b, err := range v.bills.All(ctx, v.id, from, to, bills.AllScopes()...) {
+	for b, err := range v.bills.All(ctx, v.ID, from, to, bills.AllScopes()...) {
 		if err != nil {
 			last = err
 			continue

@@ -33,21 +33,21 @@ func TestE2EBillRecordScopes(t *testing.T) {
 	alice := newPayer(t, env, wallet.ProviderB, "4111111111111111")
 	bob := newPayer(t, env, wallet.ProviderB, "5555555555554444")
 
-	v.heartbeat(t)
+	v.Heartbeat(t)
 	const n = 101
-	billID := v.push(t, v.check(n, possync.CheckOpen, "40.00", "40.00", "0"))
-	p1 := alice.pay(t, v, n, "20.00", "2.00")
-	p2 := bob.pay(t, v, n, "10.00", "0.50")
-	p3 := alice.pay(t, v, n, "5.00", "0")
-	v.acceptAll(t, p3.PaymentID) // p3 stays pending
+	billID := v.PushCheck(t, v.check(n, possync.CheckOpen, "40.00", "40.00", "0")).BillID
+	p1 := alice.Pay(t, v.Venue, n, "20.00", "2.00")
+	p2 := bob.Pay(t, v.Venue, n, "10.00", "0.50")
+	p3 := alice.Pay(t, v.Venue, n, "5.00", "0")
+	v.AcceptAll(t, p3.PaymentID) // p3 stays pending
 	closed := v.check(n, possync.CheckClosed, "40.00", "5.00", "2.50")
 	closed.MenuItems = closed.MenuItems[:1] // the content changes on closing, not only the status
-	if got := v.push(t, closed); got != billID {
+	if got := v.PushCheck(t, closed).BillID; got != billID {
 		t.Fatalf("bill id changed from %s to %s", billID, got)
 	}
 
 	from, to := wide(v, t)
-	list, err := v.bills.ListClosed(ctx, v.id, from, to)
+	list, err := v.bills.ListClosed(ctx, v.ID, from, to)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestE2EBillRecordScopes(t *testing.T) {
 	}
 
 	// The location object is the one GET /v1/location/{id} returns.
-	loc, err := alice.wallet.GetLocation(ctx, v.id)
+	loc, err := alice.Wallet.GetLocation(ctx, v.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestE2EBillRecordScopes(t *testing.T) {
 			Status: accepted(p.p), CreatedAt: p.p.CreatedAt, CardLast4: p.last4})
 	}
 	full := bills.Bill{
-		BillID: billID, LocationID: v.id, CheckNumber: n, Status: possync.CheckClosed,
+		BillID: billID, LocationID: v.ID, CheckNumber: n, Status: possync.CheckClosed,
 		LastUpdated:         list[0].LastUpdated,
 		TotalAmount:         closed.TotalAmount,
 		OutstandingAmount:   closed.OutstandingAmount,
@@ -87,7 +87,7 @@ func TestE2EBillRecordScopes(t *testing.T) {
 		Discounts:           closed.Discounts,
 		Items:               closed.MenuItems,
 		Payments:            payments,
-		Users:               []bills.User{{UserID: alice.id}, {UserID: bob.id}},
+		Users:               []bills.User{{UserID: alice.UserID}, {UserID: bob.UserID}},
 		Table:               &bills.Table{TableNumber: closed.TableNumber, Guests: closed.Guests, Location: &loc},
 		Staff:               &bills.Staff{StaffID: closed.StaffID},
 	}
@@ -117,7 +117,7 @@ func TestE2EBillRecordScopes(t *testing.T) {
 	// The server's own rules, without the SDK's normalisation.
 	t.Run("server refuses table.location alone", func(t *testing.T) {
 		t.Parallel()
-		r := rawGet(t, v.base, "/v3/bill/"+url.PathEscape(billID)+"?scope=table.location", v.apiKey)
+		r := rawGet(t, v.env, "/v3/bill/"+url.PathEscape(billID)+"?scope=table.location", v.apiKey)
 		if r.status != 400 || r.body.Code != client.CodeInvalidQuery || !strings.Contains(r.body.Message, "bill.table") {
 			t.Errorf("table.location alone: %d %s", r.status, r.raw)
 		}
@@ -125,8 +125,8 @@ func TestE2EBillRecordScopes(t *testing.T) {
 	t.Run("empty members are [] not absent", func(t *testing.T) {
 		t.Parallel()
 		// A bill without payments asked for payments and users.
-		other := v.push(t, v.check(202, possync.CheckClosed, "5.00", "0", "0"))
-		r := rawGet(t, v.base, "/v3/bill/"+url.PathEscape(other)+"?scope=bill.payments,bill.users", v.apiKey)
+		other := v.PushCheck(t, v.check(202, possync.CheckClosed, "5.00", "0", "0")).BillID
+		r := rawGet(t, v.env, "/v3/bill/"+url.PathEscape(other)+"?scope=bill.payments,bill.users", v.apiKey)
 		if r.status != 200 || !strings.Contains(string(r.raw), `"payments":[]`) || !strings.Contains(string(r.raw), `"users":[]`) {
 			t.Errorf("bill without payments: %d %s", r.status, r.raw)
 		}
@@ -178,15 +178,15 @@ func TestE2EListRulesAndBoundaries(t *testing.T) {
 	v := newVenue(t, env, "Quay", wallet.ProviderB)
 	elsewhere := newVenue(t, env, "Elsewhere", wallet.ProviderB)
 
-	closedID := v.push(t, v.check(1, possync.CheckClosed, "10.00", "0", "0"))
-	openID := v.push(t, v.check(2, possync.CheckOpen, "10.00", "10.00", "0"))
-	voidID := v.push(t, v.check(3, possync.CheckVoid, "10.00", "0", "0"))
-	v.push(t, v.check(4, possync.CheckClosed, "10.00", "0", "0"))
-	v.push(t, v.check(4, possync.CheckOpen, "12.00", "2.00", "0")) // re-opened
-	elsewhere.push(t, elsewhere.check(1, possync.CheckClosed, "10.00", "0", "0"))
+	closedID := v.PushCheck(t, v.check(1, possync.CheckClosed, "10.00", "0", "0")).BillID
+	openID := v.PushCheck(t, v.check(2, possync.CheckOpen, "10.00", "10.00", "0")).BillID
+	voidID := v.PushCheck(t, v.check(3, possync.CheckVoid, "10.00", "0", "0")).BillID
+	v.PushCheck(t, v.check(4, possync.CheckClosed, "10.00", "0", "0"))
+	v.PushCheck(t, v.check(4, possync.CheckOpen, "12.00", "2.00", "0")) // re-opened
+	elsewhere.PushCheck(t, elsewhere.check(1, possync.CheckClosed, "10.00", "0", "0"))
 
 	from, to := wide(v, t)
-	list, err := v.bills.ListClosed(ctx, v.id, from, to)
+	list, err := v.bills.ListClosed(ctx, v.ID, from, to)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestE2EListRulesAndBoundaries(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := v.bills.ListClosed(ctx, v.id, tt.from, tt.to)
+			got, err := v.bills.ListClosed(ctx, v.ID, tt.from, tt.to)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -243,19 +243,19 @@ func TestE2ELastUpdatedMoves(t *testing.T) {
 	env := refservertest.Start(t)
 	ctx := context.Background()
 	v := newVenue(t, env, "Dock", wallet.ProviderB)
-	id := v.push(t, v.check(7, possync.CheckClosed, "10.00", "0", "0"))
+	id := v.PushCheck(t, v.check(7, possync.CheckClosed, "10.00", "0", "0")).BillID
 	from, to := wide(v, t)
-	first, err := v.bills.ListClosed(ctx, v.id, from, to)
+	first, err := v.bills.ListClosed(ctx, v.ID, from, to)
 	if err != nil || len(first) != 1 {
 		t.Fatalf("ListClosed = %v, %v", first, err)
 	}
 	env.AdvanceClock(t, 40*24*time.Hour)
-	v.push(t, v.check(7, possync.CheckClosed, "11.00", "0", "0"))
-	if got, err := v.bills.ListClosed(ctx, v.id, from, to); err != nil || len(got) != 0 {
+	v.PushCheck(t, v.check(7, possync.CheckClosed, "11.00", "0", "0"))
+	if got, err := v.bills.ListClosed(ctx, v.ID, from, to); err != nil || len(got) != 0 {
 		t.Errorf("old range after re-close = %v, %v; want empty", got, err)
 	}
 	at := first[0].LastUpdated.Add(40 * 24 * time.Hour)
-	got, err := v.bills.ListClosed(ctx, v.id, at.Add(-time.Hour), at.Add(time.Hour))
+	got, err := v.bills.ListClosed(ctx, v.ID, at.Add(-time.Hour), at.Add(time.Hour))
 	if err != nil || len(got) != 1 || got[0].BillID != id || got[0].LastUpdated.Before(at) {
 		t.Errorf("new range = %+v, %v; want %s at or after %v", got, err, id, at)
 	}
@@ -270,9 +270,9 @@ func TestE2EErrors(t *testing.T) {
 	ctx := context.Background()
 	v := newVenue(t, env, "North", wallet.ProviderB)
 	other := newVenue(t, env, "South", wallet.ProviderB)
-	mine := v.push(t, v.check(1, possync.CheckClosed, "10.00", "0", "0"))
-	theirs := other.push(t, other.check(1, possync.CheckClosed, "10.00", "0", "0"))
-	bothKey := env.NewAPIKey(t, v.id, other.id)
+	mine := v.PushCheck(t, v.check(1, possync.CheckClosed, "10.00", "0", "0")).BillID
+	theirs := other.PushCheck(t, other.check(1, possync.CheckClosed, "10.00", "0", "0")).BillID
+	bothKey := env.NewAPIKey(t, v.ID, other.ID)
 
 	now := serverNow(t, v).UTC()
 	q := func(from, to time.Time) string {
@@ -289,19 +289,19 @@ func TestE2EErrors(t *testing.T) {
 		want     client.Code
 		wantText string
 	}{
-		{"list without key", list(v.id) + good, "", client.CodeAPIKeyMissing, ""},
-		{"list with unknown key", list(v.id) + good, "not-a-key", client.CodeAPIKeyInvalid, ""},
-		{"list of a location outside the key", list(other.id) + good, v.apiKey, client.CodeForbidden, ""},
+		{"list without key", list(v.ID) + good, "", client.CodeAPIKeyMissing, ""},
+		{"list with unknown key", list(v.ID) + good, "not-a-key", client.CodeAPIKeyInvalid, ""},
+		{"list of a location outside the key", list(other.ID) + good, v.apiKey, client.CodeForbidden, ""},
 		{"list of an unknown location", list(999999) + good, v.apiKey, client.CodeForbidden, ""},
 		{"list of a non-numeric location", "/v3/location/abc/bills/closed?" + good, v.apiKey, client.CodeNotFound, ""},
-		{"from missing", list(v.id) + "to=" + url.QueryEscape(client.FormatQueryTime(now)), v.apiKey, client.CodeInvalidQuery, "from is required"},
-		{"to missing", list(v.id) + "from=" + url.QueryEscape(client.FormatQueryTime(now)), v.apiKey, client.CodeInvalidQuery, "to is required"},
-		{"both missing", list(v.id), v.apiKey, client.CodeInvalidQuery, "required"},
-		{"from unparsable", list(v.id) + "from=yesterday&to=" + url.QueryEscape(client.FormatQueryTime(now)), v.apiKey, client.CodeInvalidQuery, "ISO 8601"},
-		{"to without offset", list(v.id) + "from=" + url.QueryEscape(client.FormatQueryTime(now)) + "&to=2026-05-01T10:00:00", v.apiKey, client.CodeInvalidQuery, "ISO 8601"},
-		{"from after to", list(v.id) + q(now, now.Add(-time.Second)), v.apiKey, client.CodeInvalidQuery, "after"},
-		{"over 31 days", list(v.id) + q(now.Add(-bills.MaxRange-time.Second), now), v.apiKey, client.CodeInvalidQuery, "31 days"},
-		{"+ sent unencoded", list(v.id) + "from=" + plus + "&to=" + url.QueryEscape(client.FormatQueryTime(now.Add(time.Hour))), v.apiKey, client.CodeInvalidQuery, "URL-encode the +"},
+		{"from missing", list(v.ID) + "to=" + url.QueryEscape(client.FormatQueryTime(now)), v.apiKey, client.CodeInvalidQuery, "from is required"},
+		{"to missing", list(v.ID) + "from=" + url.QueryEscape(client.FormatQueryTime(now)), v.apiKey, client.CodeInvalidQuery, "to is required"},
+		{"both missing", list(v.ID), v.apiKey, client.CodeInvalidQuery, "required"},
+		{"from unparsable", list(v.ID) + "from=yesterday&to=" + url.QueryEscape(client.FormatQueryTime(now)), v.apiKey, client.CodeInvalidQuery, "ISO 8601"},
+		{"to without offset", list(v.ID) + "from=" + url.QueryEscape(client.FormatQueryTime(now)) + "&to=2026-05-01T10:00:00", v.apiKey, client.CodeInvalidQuery, "ISO 8601"},
+		{"from after to", list(v.ID) + q(now, now.Add(-time.Second)), v.apiKey, client.CodeInvalidQuery, "after"},
+		{"over 31 days", list(v.ID) + q(now.Add(-bills.MaxRange-time.Second), now), v.apiKey, client.CodeInvalidQuery, "31 days"},
+		{"+ sent unencoded", list(v.ID) + "from=" + plus + "&to=" + url.QueryEscape(client.FormatQueryTime(now.Add(time.Hour))), v.apiKey, client.CodeInvalidQuery, "URL-encode the +"},
 		{"bill without key", "/v3/bill/" + url.PathEscape(mine), "", client.CodeAPIKeyMissing, ""},
 		{"bill with unknown key", "/v3/bill/" + url.PathEscape(mine), "not-a-key", client.CodeAPIKeyInvalid, ""},
 		{"unknown bill", "/v3/bill/no-such-bill", v.apiKey, client.CodeNotFound, ""},
@@ -311,7 +311,7 @@ func TestE2EErrors(t *testing.T) {
 	}
 	var notFoundBodies []string
 	for _, tt := range tests {
-		r := rawGet(t, v.base, tt.path, tt.key)
+		r := rawGet(t, v.env, tt.path, tt.key)
 		if r.status != tt.want.HTTPStatus() || !r.body.Error || r.body.Code != tt.want || r.body.RequestInfo.APIVersion != 0 {
 			t.Errorf("%s: %d %s; want %d with code %d and apiVersion 0", tt.name, r.status, r.raw, tt.want.HTTPStatus(), tt.want)
 			continue
@@ -331,10 +331,10 @@ func TestE2EErrors(t *testing.T) {
 		t.Errorf("404 messages differ: %q vs %q", notFoundBodies[0], notFoundBodies[1])
 	}
 	// A key scoped to both locations sees both.
-	if r := rawGet(t, v.base, "/v3/bill/"+url.PathEscape(theirs), bothKey); r.status != 200 {
+	if r := rawGet(t, v.env, "/v3/bill/"+url.PathEscape(theirs), bothKey); r.status != 200 {
 		t.Errorf("key of both locations: %d %s", r.status, r.raw)
 	}
-	if r := rawGet(t, v.base, list(other.id)+good, bothKey); r.status != 200 || r.body.RequestInfo.APIVersion != 3 {
+	if r := rawGet(t, v.env, list(other.ID)+good, bothKey); r.status != 200 || r.body.RequestInfo.APIVersion != 3 {
 		t.Errorf("key of both locations, list: %d %s", r.status, r.raw)
 	}
 
@@ -344,14 +344,14 @@ func TestE2EErrors(t *testing.T) {
 		err  error
 		want error
 	}{
-		{"ListClosed outside the key", second(v.bills.ListClosed(ctx, other.id, now, now)), client.ErrForbidden},
-		{"ListClosed over 31 days", second(v.bills.ListClosed(ctx, v.id, now.Add(-32*24*time.Hour), now)), client.ErrInvalidQuery},
-		{"ListClosed from after to", second(v.bills.ListClosed(ctx, v.id, now, now.Add(-time.Hour))), client.ErrInvalidQuery},
+		{"ListClosed outside the key", second(v.bills.ListClosed(ctx, other.ID, now, now)), client.ErrForbidden},
+		{"ListClosed over 31 days", second(v.bills.ListClosed(ctx, v.ID, now.Add(-32*24*time.Hour), now)), client.ErrInvalidQuery},
+		{"ListClosed from after to", second(v.bills.ListClosed(ctx, v.ID, now, now.Add(-time.Hour))), client.ErrInvalidQuery},
 		{"Get outside the key", second(v.bills.Get(ctx, theirs)), client.ErrNotFound},
 		{"Get unknown", second(v.bills.Get(ctx, "nope")), client.ErrNotFound},
 		{"Get unknown scope", second(v.bills.Get(ctx, mine, "bill.everything")), client.ErrInvalidQuery},
-		{"All outside the key", allErr(v.bills.All(ctx, other.id, now.Add(-90*24*time.Hour), now)), client.ErrForbidden},
-		{"All from after to", allErr(v.bills.All(ctx, v.id, now, now.Add(-time.Hour))), client.ErrInvalidQuery},
+		{"All outside the key", allErr(v.bills.All(ctx, other.ID, now.Add(-90*24*time.Hour), now)), client.ErrForbidden},
+		{"All from after to", allErr(v.bills.All(ctx, v.ID, now, now.Add(-time.Hour))), client.ErrInvalidQuery},
 	}
 	for _, tt := range sdk {
 		if !errors.Is(tt.err, tt.want) {
@@ -359,7 +359,7 @@ func TestE2EErrors(t *testing.T) {
 		}
 	}
 	wrongKey := bills.NewService(env.Client(t, client.WithAPIKey("wrong")))
-	if _, err := wrongKey.ListClosed(ctx, v.id, now, now); !errors.Is(err, client.ErrAPIKeyInvalid) {
+	if _, err := wrongKey.ListClosed(ctx, v.ID, now, now); !errors.Is(err, client.ErrAPIKeyInvalid) {
 		t.Errorf("wrong key: %v", err)
 	}
 }

@@ -75,7 +75,7 @@ func BenchmarkExport(b *testing.B) {
 			for b.Loop() {
 				n := 0
 				for _, w := range splitRange(from, to) {
-					list, err := svc.ListClosed(ctx, v.id, w[0], w[1])
+					list, err := svc.ListClosed(ctx, v.ID, w[0], w[1])
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -101,7 +101,7 @@ func BenchmarkExport(b *testing.B) {
 				cpu := cpuTime(b)
 				for b.Loop() {
 					n := 0
-					for _, err := range svc.All(ctx, v.id, from, to, scopes...) {
+					for _, err := range svc.All(ctx, v.ID, from, to, scopes...) {
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -162,14 +162,14 @@ func seedBench(b *testing.B, env *refservertest.Env, v *venue) (from, to time.Ti
 	b.Helper()
 	ctx := context.Background()
 	start := serverNow(b, v)
-	payers := []*payer{
+	payers := []*refservertest.Diner{
 		newPayer(b, env, wallet.ProviderB, "4111111111111111"),
 		newPayer(b, env, wallet.ProviderB, "5555555555554444"),
 	}
 	const workers, chunks = 8, 5
 	per := benchBills / chunks
 	for c := range chunks {
-		v.heartbeat(b) // payments need an online POS
+		v.Heartbeat(b) // payments need an online POS
 		var wg sync.WaitGroup
 		errs := make(chan error, workers)
 		for w := range workers {
@@ -195,26 +195,26 @@ func seedBench(b *testing.B, env *refservertest.Env, v *venue) (from, to time.Ti
 
 // seedOne closes one bill; with pay, a wallet payment is made and accepted
 // in between, as the POS flow does.
-func seedOne(ctx context.Context, v *venue, p *payer, n int64, pay bool) error {
+func seedOne(ctx context.Context, v *venue, p *refservertest.Diner, n int64, pay bool) error {
 	chk := v.check(n, possync.CheckOpen, "24.40", "24.40", "0")
 	if pay {
-		if _, err := v.pos.PushCheck(ctx, &chk); err != nil {
+		if _, err := v.POS.PushCheck(ctx, &chk); err != nil {
 			return fmt.Errorf("push %d: %w", n, err)
 		}
-		pm, err := p.wallet.CreatePayment(ctx, wallet.CreatePaymentRequest{
-			LocationID: v.id, CheckNumber: n, CardID: p.card.CardID, Amount: chk.TotalAmount, Tip: chk.ServiceChargeAmount,
+		pm, err := p.Wallet.CreatePayment(ctx, wallet.CreatePaymentRequest{
+			LocationID: v.ID, CheckNumber: n, CardID: p.Card.CardID, Amount: chk.TotalAmount, Tip: chk.ServiceChargeAmount,
 		})
 		if err != nil {
 			return fmt.Errorf("pay %d: %w", n, err)
 		}
-		if _, err := v.pos.AcceptPayment(ctx, pm.PaymentID); err != nil {
+		if _, err := v.POS.AcceptPayment(ctx, pm.PaymentID); err != nil {
 			return fmt.Errorf("accept %d: %w", n, err)
 		}
 		chk.OutstandingAmount = chk.OutstandingAmount.Sub(pm.Amount)
 		chk.TipsPaid = pm.Tip
 	}
 	chk.Status = possync.CheckClosed
-	if _, err := v.pos.PushCheck(ctx, &chk); err != nil {
+	if _, err := v.POS.PushCheck(ctx, &chk); err != nil {
 		return fmt.Errorf("close %d: %w", n, err)
 	}
 	return nil

@@ -13,46 +13,29 @@ import (
 
 	"github.com/hospo-dev/hospo-go/bills"
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 	"github.com/hospo-dev/hospo-go/possync"
 )
 
-// testBase has a path prefix so that a request built with an absolute path
-// misses every responder.
-const (
-	testBase = "https://bills.test/prefix/"
-	testKey  = "test-api-key"
-)
+const testKey = "test-api-key"
 
-// newTestService returns a Service over an httpmock transport that answers
-// with fn, without retries so that error tests see the first answer.
+// newTestService returns a Service of a mock service that answers every
+// request with fn, without retries so that error tests see the first
+// answer.
 func newTestService(t testing.TB, fn httpmock.Responder, opts ...bills.Option) *bills.Service {
 	t.Helper()
-	mt := httpmock.NewMockTransport()
-	mt.RegisterNoResponder(fn)
+	m := sdktest.NewMock()
+	m.Transport.RegisterNoResponder(fn)
 	c, err := client.New(
-		client.WithBaseURL(testBase),
+		client.WithBaseURL(sdktest.BaseURL),
 		client.WithAPIKey(testKey),
-		client.WithHTTPClient(&http.Client{Transport: mt}),
+		client.WithHTTPClient(m.HTTPClient),
 		client.WithMaxRetries(0),
 	)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return bills.NewService(c, opts...)
-}
-
-// jsonResponse answers status with v encoded as JSON.
-func jsonResponse(status int, v any) (*http.Response, error) {
-	return httpmock.NewJsonResponse(status, v)
-}
-
-// errorResponse answers with the service's error body for code.
-func errorResponse(code client.Code, msg string) (*http.Response, error) {
-	return jsonResponse(code.HTTPStatus(), map[string]any{
-		"error": true, "code": int(code), "message": msg,
-		"contextData": nil, "displayString": nil,
-		"requestInfo": client.RequestInfo{APIVersion: 0},
-	})
 }
 
 // fakeServer is an in-memory closed-bills service behind httpmock: it lists
@@ -80,12 +63,12 @@ type fakeServer struct {
 
 func (f *fakeServer) respond(req *http.Request) (*http.Response, error) {
 	if req.Header.Get(client.HeaderAPIKey) != testKey {
-		return errorResponse(client.CodeAPIKeyInvalid, "API key invalid.")
+		return sdktest.ErrorResponse(client.CodeAPIKeyInvalid), nil
 	}
 	path, ok := strings.CutPrefix(req.URL.Path, "/prefix/")
 	if !ok {
 		f.t.Errorf("request outside the base URL: %s", req.URL.Path)
-		return errorResponse(client.CodeNotFound, "Not found.")
+		return sdktest.ErrorResponse(client.CodeNotFound), nil
 	}
 	switch {
 	case strings.HasPrefix(path, "v3/location/") && strings.HasSuffix(path, "/bills/closed"):
@@ -94,7 +77,7 @@ func (f *fakeServer) respond(req *http.Request) (*http.Response, error) {
 		return f.get(req, strings.TrimPrefix(path, "v3/bill/"))
 	}
 	f.t.Errorf("unexpected request %s %s", req.Method, req.URL)
-	return errorResponse(client.CodeNotFound, "Not found.")
+	return sdktest.ErrorResponse(client.CodeNotFound), nil
 }
 
 func (f *fakeServer) list(req *http.Request) (*http.Response, error) {
@@ -102,14 +85,14 @@ func (f *fakeServer) list(req *http.Request) (*http.Response, error) {
 	from, err1 := client.ParseQueryTime(q.Get("from"))
 	to, err2 := client.ParseQueryTime(q.Get("to"))
 	if err1 != nil || err2 != nil || from.After(to) || to.Sub(from) > bills.MaxRange {
-		return errorResponse(client.CodeInvalidQuery, "Invalid query parameter.")
+		return sdktest.ErrorResponse(client.CodeInvalidQuery), nil
 	}
 	f.mu.Lock()
 	f.lists = append(f.lists, [2]time.Time{from, to})
 	code := f.failList[q.Get("from")]
 	f.mu.Unlock()
 	if code != 0 {
-		return errorResponse(code, code.Message())
+		return sdktest.ErrorResponse(code), nil
 	}
 	out := bills.ClosedBillsResponse{Bills: []bills.Summary{}, RequestInfo: client.RequestInfo{APIVersion: 3}}
 	for _, b := range f.bills {
@@ -117,7 +100,7 @@ func (f *fakeServer) list(req *http.Request) (*http.Response, error) {
 			out.Bills = append(out.Bills, b)
 		}
 	}
-	return jsonResponse(http.StatusOK, out)
+	return httpmock.NewJsonResponse(http.StatusOK, out)
 }
 
 func (f *fakeServer) get(req *http.Request, id string) (*http.Response, error) {
@@ -139,17 +122,17 @@ func (f *fakeServer) get(req *http.Request, id string) (*http.Response, error) {
 		f.hold(req, id)
 	}
 	if code != 0 {
-		return errorResponse(code, code.Message())
+		return sdktest.ErrorResponse(code), nil
 	}
 	for _, b := range f.bills {
 		if b.BillID == id {
-			return jsonResponse(http.StatusOK, bills.BillResponse{
+			return httpmock.NewJsonResponse(http.StatusOK, bills.BillResponse{
 				Bill:        bills.Bill{BillID: id, Status: b.Status, LastUpdated: b.LastUpdated, LocationID: 7},
 				RequestInfo: client.RequestInfo{APIVersion: 3},
 			})
 		}
 	}
-	return errorResponse(client.CodeNotFound, "Not found.")
+	return sdktest.ErrorResponse(client.CodeNotFound), nil
 }
 
 func (f *fakeServer) service(opts ...bills.Option) *bills.Service {
@@ -188,31 +171,25 @@ func collect(seq func(func(*bills.Bill, error) bool)) (ids []string, err error) 
 	return ids, nil
 }
 
-// waitNoIteratorGoroutines waits (bounded) until no goroutine runs code of
-// package bills and the goroutine count is back to baseline, and fails the
-// test otherwise. It is not a timing assertion: the wait only bounds how long
-// a leak takes to show.
+// waitNoIteratorGoroutines waits until no goroutine runs code of package
+// bills and the goroutine count is back to baseline, and fails the test
+// otherwise, showing the goroutines that remain.
 func waitNoIteratorGoroutines(t testing.TB, baseline int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var stacks string
+	var n int
+	var leaked, done bool
+	defer func() {
+		if !done {
+			t.Logf("goroutines not back to baseline %d (now %d, iterator code running: %v):\n%s", baseline, n, leaked, stacks)
+		}
+	}()
+	sdktest.Eventually(t, "the iterator's goroutines to end", func() bool {
 		buf := make([]byte, 1<<20)
-		stacks := string(buf[:runtime.Stack(buf, true)])
-		leaked := strings.Contains(stacks, "hospo-go/bills.(*Service)")
-		n := runtime.NumGoroutine()
-		if !leaked && n <= baseline {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("goroutines not back to baseline %d (now %d, iterator code running: %v):\n%s", baseline, n, leaked, stacks)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// httpmockString answers status with a literal JSON body.
-func httpmockString(status int, body string) *http.Response {
-	r := httpmock.NewStringResponse(status, body)
-	r.Header.Set("Content-Type", "application/json")
-	return r
+		stacks = string(buf[:runtime.Stack(buf, true)])
+		leaked = strings.Contains(stacks, "hospo-go/bills.(*Service)")
+		n = runtime.NumGoroutine()
+		return !leaked && n <= baseline
+	})
+	done = true
 }

@@ -12,26 +12,20 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jarcoal/httpmock"
+
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 )
 
-// captured is what a responder saw of a request.
-type captured struct {
+// credentials is what a request carried of the credentials.
+type credentials struct {
 	Path     string
 	Query    url.Values
 	APIKey   string
 	AdminKey string
 }
 
-func capture(got *captured) httpmock.Responder {
-	return func(r *http.Request) (*http.Response, error) {
-		*got = captured{
-			Path:     r.URL.Path,
-			Query:    r.URL.Query(),
-			APIKey:   r.Header.Get(HeaderAPIKey),
-			AdminKey: r.Header.Get(HeaderAdminKey),
-		}
-		return httpmock.NewStringResponse(200, `{}`), nil
-	}
+func credentialsOf(r sdktest.Request) credentials {
+	return credentials{Path: r.Path, Query: r.Query, APIKey: r.Header.Get(HeaderAPIKey), AdminKey: r.Header.Get(HeaderAdminKey)}
 }
 
 func TestCredentialPlacement(t *testing.T) {
@@ -41,52 +35,51 @@ func TestCredentialPlacement(t *testing.T) {
 		name string
 		auth Auth
 		opts []Option // per call
-		want captured
+		want credentials
 	}{
 		{
 			name: "none sends no credential",
 			auth: AuthNone,
-			want: captured{Path: "/prefix/v1/thing", Query: url.Values{"q": {"1"}}},
+			want: credentials{Path: "/prefix/v1/thing", Query: url.Values{"q": {"1"}}},
 		},
 		{
 			name: "access token in query",
 			auth: AuthAccessToken,
-			want: captured{Path: "/prefix/v1/thing", Query: url.Values{"q": {"1"}, "accessToken": {"user-token"}}},
+			want: credentials{Path: "/prefix/v1/thing", Query: url.Values{"q": {"1"}, "accessToken": {"user-token"}}},
 		},
 		{
 			name: "per-call access token overrides",
 			auth: AuthAccessToken,
 			opts: []Option{WithAccessToken("pos-token")},
-			want: captured{Path: "/prefix/v1/thing", Query: url.Values{"q": {"1"}, "accessToken": {"pos-token"}}},
+			want: credentials{Path: "/prefix/v1/thing", Query: url.Values{"q": {"1"}, "accessToken": {"pos-token"}}},
 		},
 		{
 			name: "API key header",
 			auth: AuthAPIKey,
-			want: captured{Path: "/prefix/v1/thing", Query: url.Values{"q": {"1"}}, APIKey: "vendor-key"},
+			want: credentials{Path: "/prefix/v1/thing", Query: url.Values{"q": {"1"}}, APIKey: "vendor-key"},
 		},
 		{
 			name: "per-call API key overrides",
 			auth: AuthAPIKey,
 			opts: []Option{WithAPIKey("other-key")},
-			want: captured{Path: "/prefix/v1/thing", Query: url.Values{"q": {"1"}}, APIKey: "other-key"},
+			want: credentials{Path: "/prefix/v1/thing", Query: url.Values{"q": {"1"}}, APIKey: "other-key"},
 		},
 		{
 			name: "admin key header",
 			auth: AuthAdminKey,
-			want: captured{Path: "/prefix/v1/thing", Query: url.Values{"q": {"1"}}, AdminKey: "admin-key"},
+			want: credentials{Path: "/prefix/v1/thing", Query: url.Values{"q": {"1"}}, AdminKey: "admin-key"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, mt := newMockClient(t, creds...)
-			var got captured
-			mt.RegisterResponder("GET", testBase+"v1/thing", capture(&got))
+			c, m := newMockClient(t, creds...)
+			rec := m.Reply("GET", "v1/thing", 200, `{}`)
 			query := url.Values{"q": {"1"}}
 			if _, err := c.Do(context.Background(), &Request{Path: "v1/thing", Query: query, Auth: tt.auth}, nil, tt.opts...); err != nil {
 				t.Fatalf("Do: %v", err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, credentialsOf(rec.Last(t))); diff != "" {
 				t.Errorf("request (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(url.Values{"q": {"1"}}, query); diff != "" {
@@ -98,9 +91,8 @@ func TestCredentialPlacement(t *testing.T) {
 
 func TestPerCallOptionDoesNotLeak(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t, WithAccessToken("user-token"))
-	var got captured
-	mt.RegisterResponder("GET", testBase+"v1/thing", capture(&got))
+	c, m := newMockClient(t, WithAccessToken("user-token"))
+	rec := m.Reply("GET", "v1/thing", 200, `{}`)
 	req := &Request{Path: "v1/thing", Auth: AuthAccessToken}
 	if _, err := c.Do(context.Background(), req, nil, WithAccessToken("pos-token"), WithHeader("X-Extra", "1")); err != nil {
 		t.Fatal(err)
@@ -108,7 +100,7 @@ func TestPerCallOptionDoesNotLeak(t *testing.T) {
 	if _, err := c.Do(context.Background(), req, nil); err != nil {
 		t.Fatal(err)
 	}
-	if tok := got.Query.Get(QueryAccessToken); tok != "user-token" {
+	if tok := rec.Last(t).Query.Get(QueryAccessToken); tok != "user-token" {
 		t.Errorf("second call sent accessToken %q, want the Client's user-token", tok)
 	}
 }
@@ -127,12 +119,12 @@ func TestNoCredential(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.auth.String(), func(t *testing.T) {
 			t.Parallel()
-			c, mt := newMockClient(t, tt.opts...)
+			c, m := newMockClient(t, tt.opts...)
 			_, err := c.Do(context.Background(), &Request{Method: "POST", Path: "v1/thing", Auth: tt.auth}, nil)
 			if !errors.Is(err, ErrNoCredential) {
 				t.Fatalf("err = %v, want ErrNoCredential", err)
 			}
-			if n := mt.GetTotalCallCount(); n != 0 {
+			if n := m.Calls(); n != 0 {
 				t.Errorf("%d requests sent, want none", n)
 			}
 		})
@@ -141,12 +133,12 @@ func TestNoCredential(t *testing.T) {
 
 func TestDoDecodesAndSendsHeaders(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t, WithUserAgent("test-agent/1"), WithHeader("X-Extra", "yes"))
+	c, m := newMockClient(t, WithUserAgent("test-agent/1"), WithHeader("X-Extra", "yes"))
 	type body struct {
 		Amount Money  `json:"amount"`
 		Name   string `json:"name"`
 	}
-	mt.RegisterResponder("POST", testBase+"v1/things", func(r *http.Request) (*http.Response, error) {
+	m.Handle("POST", "v1/things", func(r *http.Request) (*http.Response, error) {
 		hdr := map[string]string{}
 		for _, k := range []string{"Content-Type", "Accept", "User-Agent", "X-Extra"} {
 			hdr[k] = r.Header.Get(k)
@@ -181,9 +173,9 @@ func TestDoDecodesAndSendsHeaders(t *testing.T) {
 
 func TestDoSendsRawMessageBodiesAsTheyAre(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
+	c, m := newMockClient(t)
 	const raw = `{ "amount" : 7.69 }`
-	mt.RegisterResponder("POST", testBase+"v1/raw", func(r *http.Request) (*http.Response, error) {
+	m.Handle("POST", "v1/raw", func(r *http.Request) (*http.Response, error) {
 		b, _ := io.ReadAll(r.Body)
 		if string(b) != raw {
 			t.Errorf("body %q, want %q unchanged", b, raw)
@@ -200,9 +192,9 @@ func TestDoSendsRawMessageBodiesAsTheyAre(t *testing.T) {
 
 func TestDoEmptyAndBadBodies(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
-	mt.RegisterResponder("POST", testBase+"ordering/v3/empty", httpmock.NewStringResponder(202, ``))
-	mt.RegisterResponder("GET", testBase+"v1/bad", httpmock.NewStringResponder(200, `{"amount":"7.69"}`))
+	c, m := newMockClient(t)
+	m.Handle("POST", "ordering/v3/empty", httpmock.NewStringResponder(202, ``))
+	m.Handle("GET", "v1/bad", httpmock.NewStringResponder(200, `{"amount":"7.69"}`))
 
 	var out struct{ Amount Money }
 	if _, err := c.Do(context.Background(), &Request{Method: "POST", Path: "ordering/v3/empty"}, &out); err != nil {
@@ -216,19 +208,19 @@ func TestDoEmptyAndBadBodies(t *testing.T) {
 
 func TestRequestPathAndBaseURL(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
-	mt.RegisterResponder("GET", testBase+"v3/bill/a%2Fb", httpmock.NewStringResponder(200, `{}`))
+	c, m := newMockClient(t)
+	m.Handle("GET", "v3/bill/a%2Fb", httpmock.NewStringResponder(200, `{}`))
 	if _, err := c.Do(context.Background(), &Request{Path: "/v1/abs"}, nil); err == nil || !strings.Contains(err.Error(), "leading slash") {
 		t.Errorf("absolute path: err = %v", err)
 	}
 	if _, err := c.Do(context.Background(), &Request{Path: "v3/bill/" + url.PathEscape("a/b")}, nil); err != nil {
 		t.Errorf("escaped path: %v", err)
 	}
-	if got := c.BaseURL().String(); got != testBase {
-		t.Errorf("BaseURL = %s, want %s", got, testBase)
+	if got := c.BaseURL().String(); got != sdktest.BaseURL {
+		t.Errorf("BaseURL = %s, want %s", got, sdktest.BaseURL)
 	}
 	c.BaseURL().Path = "/changed/"
-	if got := c.BaseURL().String(); got != testBase {
+	if got := c.BaseURL().String(); got != sdktest.BaseURL {
 		t.Errorf("BaseURL copy leaked a change: %s", got)
 	}
 }
@@ -288,8 +280,8 @@ func TestWithHTTPClientNotModified(t *testing.T) {
 
 func TestResponseBodyOfAPIError(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
-	mt.RegisterResponder("GET", testBase+"v1/missing", errorResponder(CodeNotFound))
+	c, m := newMockClient(t)
+	m.Handle("GET", "v1/missing", sdktest.ErrorResponder(CodeNotFound))
 	resp, err := c.Do(context.Background(), &Request{Path: "v1/missing"}, nil)
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) {

@@ -13,18 +13,20 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jarcoal/httpmock"
+
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 )
 
 func ptr[T any](v T) *T { return &v }
 
 func TestAPIErrorDecode(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t, WithAccessToken("user-token"))
+	c, m := newMockClient(t, WithAccessToken("user-token"))
 	body := `{"error":true,"code":400002,"message":"Validation failed.",
 		"contextData":{"menuItems[0].price":"required","amount":"more than 2 fraction digits"},
 		"displayString":"Please check the card details.",
 		"requestInfo":{"accessTokenStatus":"authenticated","serverTime":1700000000,"requestId":null,"apiVersion":0}}`
-	mt.RegisterResponder("POST", testBase+"v1/pos/push-pull/check", func(*http.Request) (*http.Response, error) {
+	m.Handle("POST", "v1/pos/push-pull/check", func(*http.Request) (*http.Response, error) {
 		resp := httpmock.NewStringResponse(400, body)
 		resp.Header.Set(HeaderRequestID, "rid-9")
 		return resp, nil
@@ -76,13 +78,13 @@ func TestErrorsIsEveryCode(t *testing.T) {
 	if len(sentinels) != len(Codes()) {
 		t.Fatalf("%d sentinels for %d codes", len(sentinels), len(Codes()))
 	}
-	c, mt := newMockClient(t, WithMaxRetries(0))
+	c, m := newMockClient(t, WithMaxRetries(0))
 	for _, code := range Codes() {
 		if !code.Known() || code.Message() == "" || code.HTTPStatus() != int(code)/1000 {
 			t.Errorf("code %d: Known=%v Message=%q HTTPStatus=%d", code, code.Known(), code.Message(), code.HTTPStatus())
 		}
 		path := fmt.Sprintf("v1/code/%d", code)
-		mt.RegisterResponder("GET", testBase+path, errorResponder(code))
+		m.Handle("GET", path, sdktest.ErrorResponder(code))
 		_, err := c.Do(context.Background(), &Request{Path: path}, nil)
 		var apiErr *APIError
 		if !errors.As(err, &apiErr) || apiErr.Code != code || apiErr.HTTPStatus != code.HTTPStatus() {
@@ -117,8 +119,8 @@ func TestNonJSONErrorBody(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, mt := newMockClient(t, WithMaxRetries(0), WithAccessToken("user-token-0123456789"))
-			mt.RegisterResponder("GET", testBase+"v1/thing", httpmock.NewStringResponder(tt.status, tt.body))
+			c, m := newMockClient(t, WithMaxRetries(0), WithAccessToken("user-token-0123456789"))
+			m.Handle("GET", "v1/thing", httpmock.NewStringResponder(tt.status, tt.body))
 			_, err := c.Do(context.Background(), &Request{Path: "v1/thing", Auth: AuthAccessToken}, nil)
 			var apiErr *APIError
 			if !errors.As(err, &apiErr) {
@@ -200,7 +202,7 @@ func TestParseRetryAfter(t *testing.T) {
 // free of the credential.
 func FuzzDecodeError(f *testing.F) {
 	for _, code := range Codes() {
-		f.Add(code.HTTPStatus(), []byte(errorJSON(code)))
+		f.Add(code.HTTPStatus(), []byte(sdktest.ErrorBody(code, "")))
 	}
 	f.Add(502, []byte("<html>502 Bad Gateway</html>"))
 	f.Add(400, []byte(`{"code":400002,"contextData":{"a":1},"displayString":[1]}`))

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 	"github.com/hospo-dev/hospo-go/internal/syncbuf"
 
 	"github.com/jarcoal/httpmock"
@@ -41,26 +42,26 @@ func TestRedaction(t *testing.T) {
 	t.Parallel()
 	var logs syncbuf.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	mt := httpmock.NewMockTransport()
+	m := sdktest.NewMock()
 	echoURL := func(status int) httpmock.Responder {
 		return func(r *http.Request) (*http.Response, error) {
 			// A hostile proxy echoing the whole URL in a non-JSON body.
 			return httpmock.NewStringResponse(status, "<html>error for "+r.URL.String()+" key "+r.Header.Get(HeaderAPIKey)+"</html>"), nil
 		}
 	}
-	mt.RegisterResponder("GET", testBase+"v1/5xx", echoURL(503))
-	mt.RegisterResponder("GET", testBase+"v1/4xx", echoURL(403))
-	mt.RegisterResponder("GET", testBase+"v1/connfail", httpmock.ConnectionFailure)
-	mt.RegisterResponder("GET", testBase+"v1/echoerr", func(r *http.Request) (*http.Response, error) {
+	m.Handle("GET", "v1/5xx", echoURL(503))
+	m.Handle("GET", "v1/4xx", echoURL(403))
+	m.Handle("GET", "v1/connfail", httpmock.ConnectionFailure)
+	m.Handle("GET", "v1/echoerr", func(r *http.Request) (*http.Response, error) {
 		return nil, errors.New("transport failed for " + r.URL.String())
 	})
-	mt.RegisterResponder("GET", testBase+"v1/badjson", func(r *http.Request) (*http.Response, error) {
+	m.Handle("GET", "v1/badjson", func(r *http.Request) (*http.Response, error) {
 		return httpmock.NewStringResponse(200, `{"amount":"`+secretToken+`"}`), nil
 	})
-	mt.RegisterResponder("GET", testBase+"v1/short", httpmock.NewStringResponder(401, errorJSON(CodeAccessTokenInvalid)))
+	m.Handle("GET", "v1/short", httpmock.NewStringResponder(401, sdktest.ErrorBody(CodeAccessTokenInvalid, "")))
 	block := make(chan struct{})
 	t.Cleanup(func() { close(block) })
-	mt.RegisterResponder("GET", testBase+"v1/hang", func(r *http.Request) (*http.Response, error) {
+	m.Handle("GET", "v1/hang", func(r *http.Request) (*http.Response, error) {
 		select {
 		case <-r.Context().Done():
 			return nil, r.Context().Err()
@@ -70,8 +71,8 @@ func TestRedaction(t *testing.T) {
 	})
 
 	c, err := New(
-		WithBaseURL(testBase),
-		WithHTTPClient(&http.Client{Transport: mt}),
+		WithBaseURL(sdktest.BaseURL),
+		WithHTTPClient(m.HTTPClient),
 		WithRetryPolicy(fastRetry),
 		WithLogger(logger),
 		WithAccessToken(secretToken),

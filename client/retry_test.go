@@ -15,6 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jarcoal/httpmock"
 	"golang.org/x/time/rate"
+
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 )
 
 // sequence answers with the given responders in turn, the last one for good.
@@ -44,25 +46,25 @@ func TestRetryGETOn5xxAnd429(t *testing.T) {
 		wantCalls int
 		wantErr   error
 	}{
-		{"503 then ok", sequence(errorResponder(503001), ok), 2, nil},
+		{"503 then ok", sequence(sdktest.ErrorResponder(Code(503001)), ok), 2, nil},
 		{"500 502 504 then ok", sequence(status(500), status(502), status(504), ok), 4, nil},
-		{"429 then ok", sequence(errorResponder(CodeTooManyRequests, "Retry-After", "1"), ok), 2, nil},
+		{"429 then ok", sequence(sdktest.ErrorResponder(CodeTooManyRequests, "Retry-After", "1"), ok), 2, nil},
 		{"connection error then ok", sequence(httpmock.ConnectionFailure, ok), 2, nil},
-		{"503 until retries run out", errorResponder(503001), 4, nil},
+		{"503 until retries run out", sdktest.ErrorResponder(Code(503001)), 4, nil},
 		{"501 not retried", status(501), 1, nil},
-		{"404 not retried", errorResponder(CodeNotFound), 1, ErrNotFound},
-		{"400002 not retried", errorResponder(CodeValidation), 1, ErrValidation},
+		{"404 not retried", sdktest.ErrorResponder(CodeNotFound), 1, ErrNotFound},
+		{"400002 not retried", sdktest.ErrorResponder(CodeValidation), 1, ErrValidation},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, mt := newMockClient(t)
-			mt.RegisterResponder("GET", testBase+"v1/thing", tt.responder)
+			c, m := newMockClient(t)
+			m.Handle("GET", "v1/thing", tt.responder)
 			_, err := c.Do(context.Background(), &Request{Path: "v1/thing"}, nil)
 			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
 				t.Errorf("err = %v, want %v", err, tt.wantErr)
 			}
-			if got := mt.GetTotalCallCount(); got != tt.wantCalls {
+			if got := m.Calls(); got != tt.wantCalls {
 				t.Errorf("%d attempts, want %d", got, tt.wantCalls)
 			}
 		})
@@ -71,9 +73,9 @@ func TestRetryGETOn5xxAnd429(t *testing.T) {
 
 func TestLastErrorReturnedWhenRetriesRunOut(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
-	mt.RegisterResponder("GET", testBase+"v1/thing", sequence(errorResponder(CodeInternal), errorResponder(CodeInternal), errorResponder(CodeInternal),
-		errorResponder(CodeTooManyRequests, "Retry-After", "7")))
+	c, m := newMockClient(t)
+	m.Handle("GET", "v1/thing", sequence(sdktest.ErrorResponder(CodeInternal), sdktest.ErrorResponder(CodeInternal), sdktest.ErrorResponder(CodeInternal),
+		sdktest.ErrorResponder(CodeTooManyRequests, "Retry-After", "7")))
 	_, err := c.Do(context.Background(), &Request{Path: "v1/thing"}, nil)
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) {
@@ -89,14 +91,14 @@ func TestLastErrorReturnedWhenRetriesRunOut(t *testing.T) {
 
 func TestRetryConnectionErrorsRunOut(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
-	mt.RegisterResponder("GET", testBase+"v1/thing", httpmock.ConnectionFailure)
+	c, m := newMockClient(t)
+	m.Handle("GET", "v1/thing", httpmock.ConnectionFailure)
 	_, err := c.Do(context.Background(), &Request{Path: "v1/thing"}, nil)
 	var apiErr *APIError
 	if err == nil || errors.As(err, &apiErr) {
 		t.Errorf("err = %v, want a transport error", err)
 	}
-	if got := mt.GetTotalCallCount(); got != 1+fastRetry.MaxRetries {
+	if got := m.Calls(); got != 1+fastRetry.MaxRetries {
 		t.Errorf("%d attempts, want %d", got, 1+fastRetry.MaxRetries)
 	}
 }
@@ -152,7 +154,7 @@ func TestPOSTRetryAndIdempotencyKey(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, mt := newMockClient(t)
+			c, m := newMockClient(t)
 			var keys []string
 			var mu sync.Mutex
 			record := func(r *http.Request) {
@@ -160,8 +162,8 @@ func TestPOSTRetryAndIdempotencyKey(t *testing.T) {
 				defer mu.Unlock()
 				keys = append(keys, r.Header.Get(HeaderIdempotencyKey))
 			}
-			seq := sequence(errorResponder(503001), httpmock.ConnectionFailure, ok)
-			mt.RegisterResponder("POST", testBase+"v1/pay", func(r *http.Request) (*http.Response, error) {
+			seq := sequence(sdktest.ErrorResponder(Code(503001)), httpmock.ConnectionFailure, ok)
+			m.Handle("POST", "v1/pay", func(r *http.Request) (*http.Response, error) {
 				record(r)
 				return seq(r)
 			})
@@ -191,13 +193,13 @@ func TestPOSTRetryAndIdempotencyKey(t *testing.T) {
 
 func TestIdempotencyKeyPerCall(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
+	c, m := newMockClient(t)
 	var keys []string
-	mt.RegisterResponder("POST", testBase+"v1/pay", func(r *http.Request) (*http.Response, error) {
+	m.Handle("POST", "v1/pay", func(r *http.Request) (*http.Response, error) {
 		keys = append(keys, r.Header.Get(HeaderIdempotencyKey))
 		return ok(r)
 	})
-	mt.RegisterResponder("GET", testBase+"v1/pay", func(r *http.Request) (*http.Response, error) {
+	m.Handle("GET", "v1/pay", func(r *http.Request) (*http.Response, error) {
 		keys = append(keys, r.Header.Get(HeaderIdempotencyKey))
 		return ok(r)
 	})
@@ -257,12 +259,12 @@ func TestBackoff(t *testing.T) {
 // TestRetryAfterClampedEndToEnd would sleep an hour if the clamp failed.
 func TestRetryAfterClampedEndToEnd(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
-	mt.RegisterResponder("GET", testBase+"v1/thing", sequence(errorResponder(CodeTooManyRequests, "Retry-After", "3600"), ok))
+	c, m := newMockClient(t)
+	m.Handle("GET", "v1/thing", sequence(sdktest.ErrorResponder(CodeTooManyRequests, "Retry-After", "3600"), ok))
 	if _, err := c.Do(context.Background(), &Request{Path: "v1/thing"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := mt.GetTotalCallCount(); got != 2 {
+	if got := m.Calls(); got != 2 {
 		t.Errorf("%d attempts, want 2", got)
 	}
 }
@@ -272,13 +274,13 @@ func TestRetryAfterClampedEndToEnd(t *testing.T) {
 // otherwise).
 func TestCancelDuringBackoff(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t, WithRetryPolicy(RetryPolicy{MaxRetries: 3, MinBackoff: time.Hour, MaxBackoff: time.Hour, MaxRetryAfter: time.Hour}))
+	c, m := newMockClient(t, WithRetryPolicy(RetryPolicy{MaxRetries: 3, MinBackoff: time.Hour, MaxBackoff: time.Hour, MaxRetryAfter: time.Hour}))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	answered := make(chan struct{}, 1)
-	mt.RegisterResponder("GET", testBase+"v1/thing", func(r *http.Request) (*http.Response, error) {
+	m.Handle("GET", "v1/thing", func(r *http.Request) (*http.Response, error) {
 		answered <- struct{}{}
-		return errorResponder(503001, "Retry-After", "3600")(r)
+		return sdktest.ErrorResponder(Code(503001), "Retry-After", "3600")(r)
 	})
 	go func() {
 		<-answered
@@ -288,15 +290,15 @@ func TestCancelDuringBackoff(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	if got := mt.GetTotalCallCount(); got != 1 {
+	if got := m.Calls(); got != 1 {
 		t.Errorf("%d attempts, want 1", got)
 	}
 }
 
 func TestCancelledBeforeSend(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
-	mt.RegisterResponder("GET", testBase+"v1/thing", ok)
+	c, m := newMockClient(t)
+	m.Handle("GET", "v1/thing", ok)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := c.Do(ctx, &Request{Path: "v1/thing"}, nil)
@@ -307,13 +309,13 @@ func TestCancelledBeforeSend(t *testing.T) {
 
 func TestPerCallMaxRetries(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
-	mt.RegisterResponder("GET", testBase+"v1/thing", errorResponder(503001))
+	c, m := newMockClient(t)
+	m.Handle("GET", "v1/thing", sdktest.ErrorResponder(Code(503001)))
 	_, err := c.Do(context.Background(), &Request{Path: "v1/thing"}, nil, WithMaxRetries(1))
 	if !errors.Is(err, Code(503001)) {
 		t.Errorf("err = %v", err)
 	}
-	if got := mt.GetTotalCallCount(); got != 2 {
+	if got := m.Calls(); got != 2 {
 		t.Errorf("%d attempts, want 2", got)
 	}
 }
@@ -323,23 +325,23 @@ func TestPerCallMaxRetries(t *testing.T) {
 // call fails after two attempts instead of sleeping.
 func TestRateLimitSpendsTokensOnRetries(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t, WithRateLimit(rate.Every(time.Hour), 2))
-	mt.RegisterResponder("GET", testBase+"v1/thing", errorResponder(503001))
+	c, m := newMockClient(t, WithRateLimit(rate.Every(time.Hour), 2))
+	m.Handle("GET", "v1/thing", sdktest.ErrorResponder(Code(503001)))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	_, err := c.Do(ctx, &Request{Path: "v1/thing"}, nil)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want a deadline error from the limiter", err)
 	}
-	if got := mt.GetTotalCallCount(); got != 2 {
+	if got := m.Calls(); got != 2 {
 		t.Errorf("%d attempts, want 2", got)
 	}
 }
 
 func TestRateLimitWaitHonoursCancel(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t, WithRateLimit(rate.Every(time.Hour), 1))
-	mt.RegisterResponder("GET", testBase+"v1/thing", ok)
+	c, m := newMockClient(t, WithRateLimit(rate.Every(time.Hour), 1))
+	m.Handle("GET", "v1/thing", ok)
 	if _, err := c.Do(context.Background(), &Request{Path: "v1/thing"}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -356,8 +358,8 @@ func TestAttemptTimeoutRetried(t *testing.T) {
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	var calls atomic.Int32
-	c, mt := newMockClient(t, WithTimeout(20*time.Millisecond))
-	mt.RegisterResponder("GET", testBase+"v1/thing", func(r *http.Request) (*http.Response, error) {
+	c, m := newMockClient(t, WithTimeout(20*time.Millisecond))
+	m.Handle("GET", "v1/thing", func(r *http.Request) (*http.Response, error) {
 		if calls.Add(1) == 1 {
 			select { // hang until the attempt's timeout cancels the request
 			case <-r.Context().Done():

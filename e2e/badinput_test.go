@@ -15,6 +15,7 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/possync"
+	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
@@ -76,24 +77,20 @@ func newBadInputFixture(t *testing.T) badInputFixture {
 	t.Helper()
 	w := newWorld(t)
 	w.waitForMenu(t)
-	f := badInputFixture{w: w, tokenA: w.userTk, pos1: w.posTk, loc1: w.locID, key1: w.apiKey, demoLocation: w.demoLoc}
-	_, f.tokenB = newUser(t, w.admin)
-	f.loc2, f.pos2 = newLocation(t, w.admin, "Other Tenant", string(wallet.ProviderD))
+	f := badInputFixture{w: w, tokenA: w.diner.AccessToken, pos1: w.venue.POSToken, loc1: w.venue.ID, key1: w.apiKey, demoLocation: w.demoLoc}
+	_, f.tokenB = w.env.NewUser(t)
+	other := w.env.NewVenue(t, refservertest.VenueConfig{Name: "Other Tenant", Gateway: wallet.ProviderD})
+	f.loc2, f.pos2 = other.ID, other.POSToken
 	f.cardA = w.addCard(t)
 	f.check1 = 42
 	w.pushCheck(t, f.check1, "50.00")
 	f.paymentA = w.pay(t, f.check1, "5.00").PaymentID
 	f.orderA = w.createOrder(t)
-	pos2 := possync.NewService(w.srv.sdkClient(t, client.WithAccessToken(f.pos2)))
-	c := w.check(7, "0.00")
-	c.LocationID, c.Status = f.loc2, possync.CheckClosed
-	res, err := pos2.PushCheck(t.Context(), c)
-	if err != nil {
-		t.Fatalf("push location 2's check: %v", err)
-	}
-	f.bill2 = res.BillID
+	c := other.OpenCheck(7, "0.00")
+	c.Status = possync.CheckClosed
+	f.bill2 = other.PushCheck(t, c).BillID
 	// Make the lazily created sandbox state exist before the first dump.
-	if _, err := w.wallet.ProviderBPublicKey(t.Context()); err != nil {
+	if _, err := w.diner.Wallet.ProviderBPublicKey(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	return f
@@ -165,7 +162,7 @@ func (f badInputFixture) goodCred(k credKind) (token string, header map[string]s
 	case credAPIKey:
 		return "", map[string]string{client.HeaderAPIKey: f.key1}
 	case credAdmin:
-		return "", map[string]string{client.HeaderAdminKey: f.w.srv.AdminKey}
+		return "", map[string]string{client.HeaderAdminKey: f.w.env.AdminKey}
 	}
 	return "", nil
 }
@@ -227,7 +224,7 @@ func (f badInputFixture) cases() []badRequest {
 	}
 
 	id := func(n int64) string { return fmt.Sprint(n) }
-	admin := map[string]string{client.HeaderAdminKey: f.w.srv.AdminKey}
+	admin := map[string]string{client.HeaderAdminKey: f.w.env.AdminKey}
 	apiKey := map[string]string{client.HeaderAPIKey: f.key1}
 	body := func(s string) []byte { return []byte(s) }
 	out = append(out,
@@ -342,13 +339,13 @@ type errorBody struct {
 func TestBadInput(t *testing.T) {
 	t.Parallel()
 	f := newBadInputFixture(t)
-	hc, tlsc := &http.Client{}, f.w.srv.httpsClient()
+	hc, tlsc := &http.Client{}, f.w.env.HTTPSClient()
 	for _, r := range f.cases() {
 		t.Run(r.name, func(t *testing.T) {
 			before := dump(t, f.w.db)
-			c, base := hc, f.w.srv.URL
+			c, base := hc, f.w.env.URL
 			if r.tls {
-				c, base = tlsc, f.w.srv.TLSURL
+				c, base = tlsc, f.w.env.TLSURL
 			}
 			status, hdr, raw := send(t, c, base, r)
 			checkCatalogueError(t, status, hdr, raw, r.want)

@@ -23,6 +23,7 @@ import (
 	"github.com/hospo-dev/hospo-go/internal/syncbuf"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
@@ -190,6 +191,15 @@ type crashSetup struct {
 	cardID    int64
 }
 
+// adminCall calls the sandbox admin API of the crash test's server through
+// the SDK client admin and decodes the answer into out.
+func adminCall(t testing.TB, admin *client.Client, method, path string, body, out any) {
+	t.Helper()
+	if _, err := admin.Do(t.Context(), &client.Request{Method: method, Path: path, Body: body, Auth: client.AuthAdminKey}, out); err != nil {
+		t.Fatalf("%s /%s: %v", method, path, err)
+	}
+}
+
 func newCrashSetup(t *testing.T, base string) crashSetup {
 	t.Helper()
 	admin, err := client.New(client.WithBaseURL(base), client.WithAdminKey(crashAdminKey))
@@ -197,13 +207,22 @@ func newCrashSetup(t *testing.T, base string) crashSetup {
 		t.Fatal(err)
 	}
 	var s crashSetup
-	s.locID, s.posToken = newLocation(t, admin, "Crash Diner", string(wallet.ProviderB))
-	_, s.userToken = newUser(t, admin)
+	var loc struct {
+		LocationID     int64  `json:"locationId"`
+		POSAccessToken string `json:"posAccessToken"`
+	}
+	adminCall(t, admin, http.MethodPost, "sandbox/locations", map[string]any{"name": "Crash Diner", "gateway": wallet.ProviderB}, &loc)
+	s.locID, s.posToken = loc.LocationID, loc.POSAccessToken
+	var user struct {
+		AccessToken string `json:"accessToken"`
+	}
+	adminCall(t, admin, http.MethodPost, "sandbox/users", nil, &user)
+	s.userToken = user.AccessToken
 	uc, err := client.New(client.WithBaseURL(base), client.WithAccessToken(s.userToken))
 	if err != nil {
 		t.Fatal(err)
 	}
-	card, err := wallet.NewService(uc).AddCard(t.Context(), wallet.AddCardRequest{Card: testCard(), Providers: []wallet.Gateway{wallet.ProviderB}})
+	card, err := wallet.NewService(uc).AddCard(t.Context(), wallet.AddCardRequest{Card: refservertest.Card(visaNumber), Providers: []wallet.Gateway{wallet.ProviderB}})
 	if err != nil {
 		t.Fatalf("AddCard: %v", err)
 	}

@@ -1,22 +1,14 @@
 package e2e_test
 
 import (
-	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"database/sql"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	_ "github.com/mattn/go-sqlite3" // reads the server's database in tests
 
@@ -24,22 +16,14 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/fulfillment"
 	"github.com/hospo-dev/hospo-go/possync"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
-// Test cards of the sandbox: any Luhn-valid number tokenises.
+// visaNumber is a test card number: any Luhn-valid number tokenises in the
+// sandbox.
 const visaNumber = "4111111111111111"
-
-// testCard returns card details that expire in three years.
-func testCard() wallet.CardDetails {
-	return wallet.CardDetails{
-		Number: visaNumber, CVC: "739", ExpiryMonth: 7,
-		ExpiryYear: (time.Now().UTC().Year() + 3) % 100, HolderName: "E2E Diner",
-	}
-}
 
 // attempt is one HTTP attempt that left an SDK client.
 type attempt struct {
@@ -109,178 +93,19 @@ type fault struct {
 	AfterCommit bool   `json:"afterCommit,omitempty"`
 }
 
-// server is a running reference server as the tests see it.
-type server struct {
-	URL      string
-	TLSURL   string // the HTTPS listener; "" when there is none
-	AdminKey string
-	DBPath   string
-	RootCAs  *x509.CertPool // trusts the sandbox CA (providerD's HTTPS)
-
-	// inFlight counts the requests the server is handling; nil when
-	// unknown (startChecked).
-	inFlight *atomic.Int64
-}
-
-// waitIdle waits until the server has finished every request it was
-// handling, including ones their client has given up on.
-func (s server) waitIdle(t testing.TB) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	for s.inFlight.Load() > 0 {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%d requests still in flight", s.inFlight.Load())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
-// startChecked starts a server with refservertest, which also checks every
-// request and response against the OpenAPI document.
-func startChecked(t *testing.T) server {
-	t.Helper()
-	env := refservertest.Start(t)
-	return server{URL: env.URL, TLSURL: env.TLSURL, AdminKey: env.AdminKey, DBPath: env.DBPath, RootCAs: env.RootCAs}
-}
-
-// startUnchecked starts a server on a plain httptest listener, without the
-// OpenAPI response check of refservertest. The check reports a request that
-// the client abandoned during injected latency (the server writes nothing,
-// which net/http sends as an empty 200) as a mismatch, so the latency tests
-// use this.
-func startUnchecked(t *testing.T) server {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dbPath := filepath.Join(t.TempDir(), "refserver.db")
-	srv, err := refserver.New(refserver.Config{
-		DBPath:   dbPath,
-		AdminKey: refservertest.AdminKey,
-		BaseURL:  "http://" + ln.Addr().String(),
-		TLSURL:   "https://127.0.0.1:1", // providerD is not used with this server
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inFlight := new(atomic.Int64)
-	h := srv.Handler()
-	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		inFlight.Add(1)
-		defer inFlight.Add(-1)
-		h.ServeHTTP(w, r)
-	}))
-	ts.Listener.Close()
-	ts.Listener = ln
-	ts.Start()
-	t.Cleanup(func() {
-		ts.Close()
-		if err := srv.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(srv.CACertPEM())
-	return server{URL: ts.URL, AdminKey: refservertest.AdminKey, DBPath: dbPath, RootCAs: pool, inFlight: inFlight}
-}
-
-// httpsClient returns a client that trusts the sandbox CA.
-func (s server) httpsClient() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.TLSClientConfig = &tls.Config{RootCAs: s.RootCAs, MinVersion: tls.VersionTLS12}
-	return &http.Client{Transport: t}
-}
-
-// sdkClient returns an SDK client for s with short retry waits; opts come
-// last and win.
-func (s server) sdkClient(t testing.TB, opts ...client.Option) *client.Client {
-	t.Helper()
-	all := append([]client.Option{
-		client.WithBaseURL(s.URL),
-		client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 3, MinBackoff: 5 * time.Millisecond,
-			MaxBackoff: 50 * time.Millisecond, MaxRetryAfter: 100 * time.Millisecond}),
-		client.WithTimeout(30 * time.Second),
-	}, opts...)
-	c, err := client.New(all...)
-	if err != nil {
-		t.Fatalf("client: %v", err)
-	}
-	return c
-}
-
-// admin calls the sandbox admin API (POST with a JSON body, or GET when
-// body is nil and method is GET) and decodes the answer into out.
-func adminCall(t testing.TB, admin *client.Client, method, path string, body, out any) {
-	t.Helper()
-	if _, err := admin.Do(t.Context(), &client.Request{Method: method, Path: path, Body: body, Auth: client.AuthAdminKey}, out); err != nil {
-		t.Fatalf("%s /%s: %v", method, path, err)
-	}
-}
-
-// newUser creates a sandbox user.
-func newUser(t testing.TB, admin *client.Client) (int64, string) {
-	t.Helper()
-	var out struct {
-		UserID      int64  `json:"userId"`
-		AccessToken string `json:"accessToken"`
-	}
-	adminCall(t, admin, http.MethodPost, "sandbox/users", nil, &out)
-	return out.UserID, out.AccessToken
-}
-
-// newLocation creates a location without a universal POS.
-func newLocation(t testing.TB, admin *client.Client, name, gateway string) (int64, string) {
-	t.Helper()
-	var out struct {
-		LocationID     int64  `json:"locationId"`
-		POSAccessToken string `json:"posAccessToken"`
-	}
-	adminCall(t, admin, http.MethodPost, "sandbox/locations", map[string]any{"name": name, "gateway": gateway}, &out)
-	return out.LocationID, out.POSAccessToken
-}
-
-// newAPIKey creates a vendor API key scoped to locations.
-func newAPIKey(t testing.TB, admin *client.Client, locations ...int64) string {
-	t.Helper()
-	var out struct {
-		APIKey string `json:"apiKey"`
-	}
-	adminCall(t, admin, http.MethodPost, "sandbox/api-keys", map[string]any{"locationIds": locations}, &out)
-	return out.APIKey
-}
-
-// fixtures returns the demo fixture.
-func fixtures(t testing.TB, admin *client.Client) sandbox.Fixtures {
-	t.Helper()
-	var f sandbox.Fixtures
-	adminCall(t, admin, http.MethodGet, "sandbox/fixtures", nil, &f)
-	return f
-}
-
 // world is a running server and the SDK clients of one test: an admin
-// client, a user (with a providerB card once addCard ran), a providerB
-// location whose POS is online, and a recorder under every client except
-// the admin's.
+// client, a diner (with a providerB card once addCard ran), a providerB
+// venue whose POS is online, and a recorder under every client except the
+// admin's.
 type world struct {
-	srv   server
+	env   *refservertest.Env
 	admin *client.Client
 	rec   *recorder
 	db    *sql.DB // read-only view of the server's database
 
-	userID int64
-	userTk string
-	user   *client.Client
-	wallet *wallet.Service
-	order  *fulfillment.Service
-	cardID int64
-
-	locID  int64
-	posTk  string
-	pos    *possync.Service
-	apiKey string
+	diner  *refservertest.Diner
+	venue  *refservertest.Venue
+	apiKey string // scoped to venue
 	bills  *bills.Service
 
 	// demoLoc is a demo location, wired to the built-in universal POS and
@@ -288,73 +113,51 @@ type world struct {
 	demoLoc int64
 }
 
-// newWorld starts a checked server and sets up the world. opts are added
-// to every SDK client (not the admin's).
+// newWorld starts a server and sets up the world. opts are added to every
+// SDK client (not the admin's).
 func newWorld(t *testing.T, opts ...client.Option) *world {
 	t.Helper()
-	return newWorldOn(t, startChecked(t), opts...)
+	return newWorldOn(t, refservertest.Start(t), opts...)
 }
 
-// newWorldOn sets up the world on srv.
-func newWorldOn(t *testing.T, srv server, opts ...client.Option) *world {
+// newWorldOn sets up the world on env.
+func newWorldOn(t *testing.T, env *refservertest.Env, opts ...client.Option) *world {
 	t.Helper()
-	w := &world{srv: srv, rec: newRecorder()}
-	w.admin = srv.sdkClient(t, client.WithAdminKey(srv.AdminKey))
-	w.db = openDB(t, srv.DBPath)
+	w := &world{env: env, rec: newRecorder()}
+	w.admin = env.Client(t, client.WithAdminKey(env.AdminKey))
+	w.db = openDB(t, env.DBPath)
 
-	sdk := func(extra ...client.Option) *client.Client {
-		all := append([]client.Option{client.WithHTTPClient(&http.Client{Transport: w.rec})}, opts...)
-		return srv.sdkClient(t, append(all, extra...)...)
-	}
-	w.userID, w.userTk = newUser(t, w.admin)
-	w.user = sdk(client.WithAccessToken(w.userTk))
-	w.wallet = wallet.NewService(w.user, wallet.WithProviderRootCAs(srv.RootCAs))
-	w.order = fulfillment.NewService(w.user)
-	w.locID, w.posTk = newLocation(t, w.admin, "Fault Kitchen", string(wallet.ProviderB))
-	w.pos = possync.NewService(sdk(client.WithAccessToken(w.posTk)))
-	w.apiKey = newAPIKey(t, w.admin, w.locID)
-	w.bills = bills.NewService(sdk(client.WithAPIKey(w.apiKey)))
-	w.demoLoc = fixtures(t, w.admin).Locations[0].LocationID
-	if _, err := w.pos.Heartbeat(t.Context(), w.locID); err != nil {
-		t.Fatalf("heartbeat: %v", err)
-	}
+	sdk := append([]client.Option{client.WithHTTPClient(&http.Client{Transport: w.rec})}, opts...)
+	w.diner = env.NewDiner(t, sdk...)
+	w.venue = env.NewVenue(t, refservertest.VenueConfig{Name: "Fault Kitchen", ClientOptions: sdk})
+	w.apiKey = w.venue.NewAPIKey(t)
+	w.bills = bills.NewService(env.Client(t, append(sdk, client.WithAPIKey(w.apiKey))...))
+	w.demoLoc = env.Fixtures(t).Locations[0].LocationID
+	w.venue.Heartbeat(t)
 	w.rec.take()
 	return w
 }
 
-// addCard gives the world's user a providerB card (once).
+// addCard gives the world's diner a providerB card (once).
 func (w *world) addCard(t *testing.T) int64 {
 	t.Helper()
-	if w.cardID == 0 {
-		c, err := w.wallet.AddCard(t.Context(), wallet.AddCardRequest{Card: testCard(), Providers: []wallet.Gateway{wallet.ProviderB}})
-		if err != nil {
-			t.Fatalf("AddCard: %v", err)
-		}
-		w.cardID = c.CardID
+	if w.diner.Card.CardID == 0 {
+		w.diner.AddCard(t, visaNumber, wallet.ProviderB)
 		w.rec.take()
 	}
-	return w.cardID
+	return w.diner.Card.CardID
 }
 
-// check returns an open check of the world's location.
+// check returns an open check of the world's venue.
 func (w *world) check(number int64, outstanding string) *possync.Check {
-	amt := client.MustParseMoney(outstanding)
-	return &possync.Check{
-		TableNumber: 7, CheckNumber: number, LocationID: w.locID, StaffID: "s-1", Guests: 2,
-		Status: possync.CheckOpen, TotalAmount: amt, OutstandingAmount: amt,
-		Discounts: []possync.Discount{},
-		MenuItems: []possync.MenuItem{{ID: 1, Name: "Chowder", Quantity: 1, Price: amt, PriceSold: amt,
-			Category: possync.Category{Name: "Mains"}}},
-	}
+	c := w.venue.OpenCheck(number, outstanding)
+	return &c
 }
 
 // pushCheck pushes a fresh open check and returns it.
 func (w *world) pushCheck(t *testing.T, number int64, outstanding string) possync.PushResult {
 	t.Helper()
-	res, err := w.pos.PushCheck(t.Context(), w.check(number, outstanding))
-	if err != nil {
-		t.Fatalf("push check %d: %v", number, err)
-	}
+	res := w.venue.PushCheck(t, w.venue.OpenCheck(number, outstanding))
 	w.rec.take()
 	return res
 }
@@ -362,16 +165,14 @@ func (w *world) pushCheck(t *testing.T, number int64, outstanding string) possyn
 // pay makes a payment of amount towards check number.
 func (w *world) pay(t *testing.T, number int64, amount string) wallet.Payment {
 	t.Helper()
-	p, err := w.wallet.CreatePayment(t.Context(), w.payment(t, number, amount))
-	if err != nil {
-		t.Fatalf("CreatePayment: %v", err)
-	}
+	w.addCard(t)
+	p := w.diner.Pay(t, w.venue, number, amount, "0.50")
 	w.rec.take()
 	return p
 }
 
 func (w *world) payment(t *testing.T, number int64, amount string) wallet.CreatePaymentRequest {
-	return wallet.CreatePaymentRequest{LocationID: w.locID, CheckNumber: number, CardID: w.addCard(t),
+	return wallet.CreatePaymentRequest{LocationID: w.venue.ID, CheckNumber: number, CardID: w.addCard(t),
 		Amount: client.MustParseMoney(amount), Tip: client.MustParseMoney("0.50")}
 }
 
@@ -379,20 +180,7 @@ func (w *world) payment(t *testing.T, number int64, amount string) wallet.Create
 // the built-in universal POS, which happens in the background at start.
 func (w *world) waitForMenu(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	for {
-		m, err := w.order.Menu(ctx, w.demoLoc)
-		if err == nil && len(m.Menus) > 0 {
-			w.rec.take()
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("the demo location's menu never synced (last error %v)", err)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	w.env.WaitForMenu(t, w.demoLoc)
 }
 
 // orderRequest is a one-line order from the demo menu.

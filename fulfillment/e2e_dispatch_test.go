@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hospo-dev/hospo-go/fulfillment"
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 	"github.com/hospo-dev/hospo-go/refserver"
 )
 
@@ -112,14 +113,10 @@ func TestDispatchResumesAfterRestartE2E(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Wait until the failed first try has been recorded.
+	sdktest.Eventually(t, "the retry to be scheduled", func() bool {
+		return countOf(e.events(t, created.OrderID), "sent_to_pos") >= 2
+	})
 	ctx := ctxT(t)
-	for countOf(e.events(t, created.OrderID), "sent_to_pos") < 2 {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("the retry was never scheduled: %v", e.events(t, created.OrderID))
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
 	if o, err := e.svc.Order(ctx, created.OrderID); err != nil || o.Status != fulfillment.StatusSentToPOS {
 		t.Fatalf("before restart: %+v, %v", o, err)
 	}

@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -156,51 +155,19 @@ func fastRetries(c *refserver.Config) {
 func startEnv(t *testing.T, opts ...func(*refserver.Config)) *env {
 	t.Helper()
 	e := &env{Env: refservertest.Start(t, opts...), pos: newTestPOS(t)}
-	e.locationID = e.registerPOS(t, e.pos)
-	_, e.userToken = e.NewUser(t)
-	e.c = e.Client(t, client.WithAccessToken(e.userToken))
-	e.svc = fulfillment.NewService(e.c)
-	waitMenuSynced(t, e.svc, e.locationID)
+	e.locationID = e.NewVenue(t, refservertest.VenueConfig{
+		Name: "Test Diner", UniversalPOSURL: e.pos.URL, UniversalPOSToken: e.pos.Token,
+	}).ID
+	d := e.NewDiner(t)
+	e.userToken, e.c, e.svc = d.AccessToken, d.Client, d.Order
+	e.WaitForMenu(t, e.locationID)
 	return e
-}
-
-// registerPOS creates a location wired to p with POST /sandbox/locations.
-func (e *env) registerPOS(t *testing.T, p *testPOS) int64 {
-	t.Helper()
-	var out struct {
-		LocationID int64 `json:"locationId"`
-	}
-	if st := e.AdminDo(t, http.MethodPost, "/sandbox/locations", map[string]any{
-		"name": "Test Diner", "gateway": "providerB", "posUrl": p.URL, "posToken": p.Token,
-	}, &out); st != http.StatusCreated {
-		t.Fatalf("POST /sandbox/locations: %d", st)
-	}
-	return out.LocationID
 }
 
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-func waitMenuSynced(t *testing.T, svc *fulfillment.Service, locationID int64) fulfillment.LocationMenu {
-	t.Helper()
-	ctx := ctxT(t)
-	for {
-		m, err := svc.Menu(ctx, locationID)
-		if err != nil {
-			t.Fatalf("Menu: %v", err)
-		}
-		if !m.SyncedAt.IsZero() {
-			return m
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the location's menu was never synced")
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 }
 
 // order creates an order for one burger, valid against testMenus.
@@ -246,19 +213,10 @@ func (e *env) rawJSON(t *testing.T, method, path string, body any) (int, map[str
 // user's token and returns the status and the decoded error body.
 func (e *env) rawPost(t *testing.T, path, body string) (int, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctxT(t), http.MethodPost, e.URL+"/"+path+"?accessToken="+url.QueryEscape(e.userToken), strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	st, raw := e.Send(t, http.MethodPost, "/"+path+"?accessToken="+url.QueryEscape(e.userToken), nil, []byte(body))
 	var out map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&out)
-	return resp.StatusCode, out
+	_ = json.Unmarshal(raw, &out)
+	return st, out
 }
 
 // events returns the status column of the order's timeline.

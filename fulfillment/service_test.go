@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"sync"
@@ -14,55 +13,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 	"github.com/jarcoal/httpmock"
 )
 
-// The base URL has a path prefix so that a request built with an absolute
-// path would miss every responder.
-const testBase = "https://api.test/prefix/"
-
-type recorded struct {
-	Method, Path string
-	Query        map[string][]string
-	Body         any
-}
-
-// recorder records each request and answers with the next canned response.
-type recorder struct {
-	mu   sync.Mutex
-	reqs []recorded
-}
-
-func (rec *recorder) responder(t *testing.T, status int, body string) httpmock.Responder {
-	return func(r *http.Request) (*http.Response, error) {
-		var b any
-		if r.Body != nil {
-			raw, _ := io.ReadAll(r.Body)
-			if len(raw) > 0 {
-				b = decode(t, raw)
-			}
-		}
-		rec.mu.Lock()
-		rec.reqs = append(rec.reqs, recorded{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Body: b})
-		rec.mu.Unlock()
-		resp := httpmock.NewStringResponse(status, body)
-		resp.Header.Set("Content-Type", "application/json")
-		return resp, nil
-	}
-}
-
-func (rec *recorder) all() []recorded {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	return append([]recorded(nil), rec.reqs...)
-}
-
-func setup(t *testing.T, opts ...client.Option) (*Service, *httpmock.MockTransport) {
+// setup returns a Service of a fresh mock service, with a user token and
+// no retries (so error tests see the first answer).
+func setup(t *testing.T, opts ...client.Option) (*Service, *sdktest.Mock) {
 	t.Helper()
-	mt := httpmock.NewMockTransport()
+	m := sdktest.NewMock()
 	opts = append([]client.Option{
-		client.WithBaseURL(testBase),
-		client.WithHTTPClient(&http.Client{Transport: mt}),
+		client.WithBaseURL(sdktest.BaseURL),
+		client.WithHTTPClient(m.HTTPClient),
 		client.WithAccessToken("user-token"),
 		client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 0}),
 	}, opts...)
@@ -70,28 +32,27 @@ func setup(t *testing.T, opts ...client.Option) (*Service, *httpmock.MockTranspo
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewService(c), mt
+	return NewService(c), m
 }
 
-const reqInfo = `"requestInfo":{"accessTokenStatus":"authenticated","serverTime":1748800000,"requestId":null,"apiVersion":3}`
+var reqInfo = sdktest.RequestInfo(3)
 
 func TestSet(t *testing.T) {
 	t.Parallel()
 	for _, m := range []Method{validDBO(), validDBDP(), validCBC(), OrderAtTable{TableNumber: 3}, &OrderAtTable{TableNumber: 4}} {
 		t.Run(string(m.Type()), func(t *testing.T) {
 			t.Parallel()
-			svc, mt := setup(t)
-			rec := &recorder{}
-			mt.RegisterResponder("POST", testBase+"ordering/v3/order/o-1/fulfillment-type/"+string(m.Type()), rec.responder(t, 202, `{}`))
+			svc, mock := setup(t)
+			rec := mock.Reply("POST", "ordering/v3/order/o-1/fulfillment-type/"+string(m.Type()), 202, `{}`)
 			if err := svc.Set(context.Background(), "o-1", m); err != nil {
 				t.Fatalf("Set: %v", err)
 			}
-			reqs := rec.all()
+			reqs := rec.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests, want 1", len(reqs))
 			}
 			want, _ := json.Marshal(m)
-			if diff := cmp.Diff(decode(t, want), reqs[0].Body); diff != "" {
+			if diff := cmp.Diff(decode(t, want), reqs[0].JSON(t)); diff != "" {
 				t.Errorf("body (-want +got):\n%s", diff)
 			}
 			if got := reqs[0].Query["accessToken"]; len(got) != 1 || got[0] != "user-token" {
@@ -103,9 +64,9 @@ func TestSet(t *testing.T) {
 
 func TestSetNullableMembersSentAsNull(t *testing.T) {
 	t.Parallel()
-	svc, mt := setup(t)
-	rec := &recorder{}
-	mt.RegisterRegexpResponder("POST", mustRegexp(`/fulfillment-type/`), rec.responder(t, 202, `{}`))
+	svc, mock := setup(t)
+	rec := new(sdktest.Recorder)
+	mock.Transport.RegisterRegexpResponder("POST", regexp.MustCompile(`/fulfillment-type/`), rec.Record(sdktest.Responder(202, `{}`)))
 	dbo := validDBO()
 	dbo.CustomerEmail, dbo.Coordinates = nil, nil
 	dbdp := validDBDP()
@@ -115,9 +76,9 @@ func TestSetNullableMembersSentAsNull(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	reqs := rec.all()
+	reqs := rec.Requests()
 	for i, key := range [][]string{{"customerEmail", "coordinates"}, {"customer"}} {
-		body := reqs[i].Body.(map[string]any)
+		body := reqs[i].Object(t)
 		for _, k := range key {
 			v, present := body[k]
 			if !present || v != nil {
@@ -129,7 +90,7 @@ func TestSetNullableMembersSentAsNull(t *testing.T) {
 
 func TestSetValidatesFirst(t *testing.T) {
 	t.Parallel()
-	svc, mt := setup(t)
+	svc, mock := setup(t)
 	err := svc.Set(context.Background(), "o-1", DeliveryByDeliveryPartner{Customer: &Customer{Name: "x"}})
 	var ve *ValidationError
 	if !errors.As(err, &ve) {
@@ -144,7 +105,7 @@ func TestSetValidatesFirst(t *testing.T) {
 	if err := svc.Set(context.Background(), "o-1", (*OrderAtTable)(nil)); err == nil {
 		t.Error("typed nil method: no error")
 	}
-	if n := mt.GetTotalCallCount(); n != 0 {
+	if n := mock.Calls(); n != 0 {
 		t.Errorf("%d requests sent for invalid input", n)
 	}
 }
@@ -156,16 +117,15 @@ func TestSetErrors(t *testing.T) {
 		body   string
 		want   error
 	}{
-		{409, `{"error":true,"code":409001,"message":"Fulfillment already set.","contextData":null,"displayString":null,` + reqInfo + `}`, client.ErrFulfillmentAlreadySet},
-		{404, `{"error":true,"code":404001,"message":"Not found.","contextData":null,"displayString":null,` + reqInfo + `}`, client.ErrNotFound},
-		{400, `{"error":true,"code":400002,"message":"Validation failed.","contextData":{"tableNumber":"must be at least 1"},"displayString":null,` + reqInfo + `}`, client.ErrValidation},
+		{409, sdktest.ErrorBody(client.CodeFulfillmentAlreadySet, ""), client.ErrFulfillmentAlreadySet},
+		{404, sdktest.ErrorBody(client.CodeNotFound, ""), client.ErrNotFound},
+		{400, sdktest.ErrorBody(client.CodeValidation, `{"tableNumber":"must be at least 1"}`), client.ErrValidation},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want.Error(), func(t *testing.T) {
 			t.Parallel()
-			svc, mt := setup(t)
-			rec := &recorder{}
-			mt.RegisterResponder("POST", testBase+"ordering/v3/order/o-1/fulfillment-type/order-at-table", rec.responder(t, tt.status, tt.body))
+			svc, mock := setup(t)
+			mock.Reply("POST", "ordering/v3/order/o-1/fulfillment-type/order-at-table", tt.status, tt.body)
 			err := svc.Set(context.Background(), "o-1", OrderAtTable{TableNumber: 2})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Set = %v, want %v", err, tt.want)
@@ -180,10 +140,8 @@ func TestSetErrors(t *testing.T) {
 
 func TestCreateOrder(t *testing.T) {
 	t.Parallel()
-	svc, mt := setup(t)
-	rec := &recorder{}
-	mt.RegisterResponder("POST", testBase+"ordering/v3/order",
-		rec.responder(t, 201, `{"orderId":"3f2c1a8e-0000-4000-8000-000000000001","total":21.30,`+reqInfo+`}`))
+	svc, mock := setup(t)
+	rec := mock.Reply("POST", "ordering/v3/order", 201, `{"orderId":"3f2c1a8e-0000-4000-8000-000000000001","total":21.30,`+reqInfo+`}`)
 	got, err := svc.CreateOrder(context.Background(), OrderRequest{LocationID: 5, Items: []OrderLine{
 		{PLU: "BURGER", Quantity: 2, Options: []OrderLine{{PLU: "CHEESE", Quantity: 1}}},
 		{PLU: "COLA", Quantity: 1},
@@ -197,7 +155,7 @@ func TestCreateOrder(t *testing.T) {
 	wantBody := decode(t, []byte(`{"locationId":5,"items":[
 		{"plu":"BURGER","quantity":2,"options":[{"plu":"CHEESE","quantity":1,"options":[]}]},
 		{"plu":"COLA","quantity":1,"options":[]}]}`))
-	if diff := cmp.Diff(wantBody, rec.all()[0].Body); diff != "" {
+	if diff := cmp.Diff(wantBody, rec.Requests()[0].JSON(t)); diff != "" {
 		t.Errorf("body (-want +got):\n%s", diff)
 	}
 
@@ -207,16 +165,16 @@ func TestCreateOrder(t *testing.T) {
 	if !errors.As(err, &ve) || ve.Fields["items[1].options[0].plu"] == "" {
 		t.Errorf("CreateOrder(invalid) = %v", err)
 	}
-	if n := mt.GetTotalCallCount(); n != 1 {
+	if n := mock.Calls(); n != 1 {
 		t.Errorf("%d requests, want 1", n)
 	}
 }
 
 func TestCreateOrderServerValidation(t *testing.T) {
 	t.Parallel()
-	svc, mt := setup(t)
-	mt.RegisterResponder("POST", testBase+"ordering/v3/order", httpmock.NewStringResponder(400,
-		`{"error":true,"code":400002,"message":"Validation failed.","contextData":{"items[0].plu":"unknown plu"},"displayString":null,`+reqInfo+`}`))
+	svc, mock := setup(t)
+	mock.Handle("POST", "ordering/v3/order", httpmock.NewStringResponder(400,
+		sdktest.ErrorBody(client.CodeValidation, `{"items[0].plu":"unknown plu"}`)))
 	_, err := svc.CreateOrder(context.Background(), OrderRequest{LocationID: 5, Items: []OrderLine{{PLU: "NOPE", Quantity: 1}}})
 	var ae *client.APIError
 	if !errors.As(err, &ae) || ae.FieldErrors()["items[0].plu"] != "unknown plu" {
@@ -224,7 +182,7 @@ func TestCreateOrderServerValidation(t *testing.T) {
 	}
 }
 
-const orderJSON = `{"order":{"orderId":"o-1","locationId":5,
+var orderJSON = `{"order":{"orderId":"o-1","locationId":5,
 	"items":[{"plu":"BURGER","name":"Burger","quantity":2,"price":8.50,"options":[{"plu":"CHEESE","name":"Cheese","quantity":1,"price":1.00,"options":[]}]}],
 	"total":19.00,"fulfillmentType":"collection-by-customer",
 	"fulfillment":{"collectionTime":"2025-06-01T18:30:00+01:00","collectionNotes":"","name":"Ann","phone":"07700 900001","orderReference":"K-17","kitchenNotes":""},
@@ -236,9 +194,8 @@ func orderBody(status, posOrderID string) string {
 
 func TestOrder(t *testing.T) {
 	t.Parallel()
-	svc, mt := setup(t)
-	rec := &recorder{}
-	mt.RegisterResponder("GET", testBase+"ordering/v3/order/o-1", rec.responder(t, 200, orderBody("accepted_by_pos", `"POS-9"`)))
+	svc, mock := setup(t)
+	mock.Reply("GET", "ordering/v3/order/o-1", 200, orderBody("accepted_by_pos", `"POS-9"`))
 	o, err := svc.Order(context.Background(), "o-1")
 	if err != nil {
 		t.Fatal(err)
@@ -265,10 +222,10 @@ func TestOrder(t *testing.T) {
 
 func TestWaitForStatus(t *testing.T) {
 	t.Parallel()
-	svc, mt := setup(t)
+	svc, mock := setup(t)
 	statuses := []string{"fulfillment_set", "sent_to_pos", "sent_to_pos"}
 	var mu sync.Mutex
-	mt.RegisterResponder("GET", testBase+"ordering/v3/order/o-1", func(*http.Request) (*http.Response, error) {
+	mock.Handle("GET", "ordering/v3/order/o-1", func(*http.Request) (*http.Response, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(statuses) == 0 {
@@ -285,15 +242,15 @@ func TestWaitForStatus(t *testing.T) {
 	if o.Status != StatusAcceptedByPOS || *o.POSOrderID != "POS-9" {
 		t.Errorf("WaitForStatus = %+v", o)
 	}
-	if n := mt.GetTotalCallCount(); n != 4 {
+	if n := mock.Calls(); n != 4 {
 		t.Errorf("%d polls, want 4", n)
 	}
 }
 
 func TestWaitForStatusContext(t *testing.T) {
 	t.Parallel()
-	svc, mt := setup(t)
-	mt.RegisterResponder("GET", testBase+"ordering/v3/order/o-1", httpmock.NewStringResponder(200, orderBody("sent_to_pos", "null")))
+	svc, mock := setup(t)
+	mock.Handle("GET", "ordering/v3/order/o-1", httpmock.NewStringResponder(200, orderBody("sent_to_pos", "null")))
 	ctx, cancel := context.WithCancel(context.Background())
 	polls := 0
 	o, err := svc.WaitForStatus(ctx, "o-1", func(o Order) bool {
@@ -317,9 +274,8 @@ func TestWaitForStatusContext(t *testing.T) {
 
 func TestWaitForStatusError(t *testing.T) {
 	t.Parallel()
-	svc, mt := setup(t)
-	mt.RegisterResponder("GET", testBase+"ordering/v3/order/o-1", httpmock.NewStringResponder(404,
-		`{"error":true,"code":404001,"message":"Not found.","contextData":null,"displayString":null,`+reqInfo+`}`))
+	svc, mock := setup(t)
+	mock.Handle("GET", "ordering/v3/order/o-1", sdktest.ErrorResponder(client.CodeNotFound))
 	if _, err := svc.WaitForStatus(context.Background(), "o-1", nil, 0); !errors.Is(err, client.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
@@ -327,12 +283,11 @@ func TestWaitForStatusError(t *testing.T) {
 
 func TestMenu(t *testing.T) {
 	t.Parallel()
-	svc, mt := setup(t)
-	rec := &recorder{}
-	mt.RegisterResponder("GET", testBase+"v2/location/5/menu", rec.responder(t, 200, `{"menus":[{"reference":"M","name":"Main","type":"ANY",
+	svc, mock := setup(t)
+	rec := mock.Reply("GET", "v2/location/5/menu", 200, `{"menus":[{"reference":"M","name":"Main","type":"ANY",
 		"categories":[{"reference":"C","name":"Burgers","description":"","items":[{"plu":"BURGER","name":"Burger","description":"","price":8.50,"available":true,
 		"modifiers":[{"reference":"G","name":"Extras","min":0,"max":2,"options":[{"plu":"CHEESE","name":"Cheese","price":1.00,"modifiers":[]}]}]}]}],
-		"deals":[]}],"syncedAt":1748800000,"requestInfo":{"accessTokenStatus":"missing","serverTime":1748800001,"requestId":null,"apiVersion":2}}`))
+		"deals":[]}],"syncedAt":1748800000,"requestInfo":{"accessTokenStatus":"missing","serverTime":1748800001,"requestId":null,"apiVersion":2}}`)
 	m, err := svc.Menu(context.Background(), 5)
 	if err != nil {
 		t.Fatal(err)
@@ -345,11 +300,11 @@ func TestMenu(t *testing.T) {
 		t.Errorf("syncedAt/requestInfo = %v %+v", m.SyncedAt, m.RequestInfo)
 	}
 	// The menu needs no credential: the token must not be sent.
-	if q := rec.all()[0].Query; len(q["accessToken"]) != 0 {
+	if q := rec.Requests()[0].Query; len(q["accessToken"]) != 0 {
 		t.Errorf("access token sent to the menu endpoint: %v", q)
 	}
 
-	mt.RegisterResponder("GET", testBase+"v2/location/6/menu", httpmock.NewStringResponder(200,
+	mock.Handle("GET", "v2/location/6/menu", httpmock.NewStringResponder(200,
 		`{"menus":[],"syncedAt":null,"requestInfo":{"accessTokenStatus":"missing","serverTime":1,"requestId":null,"apiVersion":2}}`))
 	m, err = svc.Menu(context.Background(), 6)
 	if err != nil || !m.SyncedAt.IsZero() || len(m.Menus) != 0 {
@@ -358,5 +313,3 @@ func TestMenu(t *testing.T) {
 }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
-
-func mustRegexp(s string) *regexp.Regexp { return regexp.MustCompile(s) }

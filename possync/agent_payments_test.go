@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 )
 
 // saver records SavePayment calls and can fail them.
@@ -61,7 +62,7 @@ func TestAgentSavesThenAccepts(t *testing.T) {
 	cfg.SavePayment = sv.save
 	a := newTestAgent(t, api, cfg)
 	startAgent(t, a) // polls at once
-	waitFor(t, "accepts", func() bool { return a.Stats().PaymentsAccepted == 4 })
+	sdktest.Eventually(t, "accepts", func() bool { return a.Stats().PaymentsAccepted == 4 })
 
 	// Oldest (lowest id) first across checks, each saved once.
 	if diff := cmp.Diff([]string{"10:1", "11:2", "12:3", "10:4"}, sv.saved()); diff != "" {
@@ -83,7 +84,7 @@ func TestAgentSavesThenAccepts(t *testing.T) {
 	// Nothing left: a further poll saves nothing.
 	a.PollNow()
 	polls := func() int { api.mu.Lock(); defer api.mu.Unlock(); return api.polls }
-	waitFor(t, "second poll", func() bool { return polls() >= 2 })
+	sdktest.Eventually(t, "second poll", func() bool { return polls() >= 2 })
 	if n := len(sv.saved()); n != 4 {
 		t.Errorf("%d saves after an empty poll", n)
 	}
@@ -104,12 +105,12 @@ func TestAgentSaveFailureLeavesPayment(t *testing.T) {
 	cfg.SavePayment = sv.save
 	a := newTestAgent(t, api, cfg)
 	startAgent(t, a)
-	waitFor(t, "first save attempt", func() bool { return len(sv.saved()) == 1 })
+	sdktest.Eventually(t, "first save attempt", func() bool { return len(sv.saved()) == 1 })
 	if s := a.Stats(); s.PaymentsAccepted != 0 || s.LastError == nil {
 		t.Fatalf("accepted %d after a failed save (LastError %v)", s.PaymentsAccepted, s.LastError)
 	}
 	a.PollNow()
-	waitFor(t, "accept", func() bool { return a.Stats().PaymentsAccepted == 1 })
+	sdktest.Eventually(t, "accept", func() bool { return a.Stats().PaymentsAccepted == 1 })
 	if diff := cmp.Diff([]string{"10:1", "10:1"}, sv.saved()); diff != "" {
 		t.Errorf("SavePayment calls (-want +got):\n%s", diff)
 	}
@@ -133,7 +134,7 @@ func TestAgentAcceptFailureDoesNotSaveAgain(t *testing.T) {
 	startAgent(t, a)
 	for a.Stats().PaymentsAccepted == 0 {
 		a.PollNow()
-		waitFor(t, "a poll", func() bool { api.mu.Lock(); defer api.mu.Unlock(); return api.polls > 0 })
+		sdktest.Eventually(t, "a poll", func() bool { api.mu.Lock(); defer api.mu.Unlock(); return api.polls > 0 })
 	}
 	if diff := cmp.Diff([]string{"10:1"}, sv.saved()); diff != "" {
 		t.Errorf("SavePayment calls (-want +got):\n%s", diff)
@@ -161,7 +162,7 @@ func TestAgentSavedPaymentSurvivesRestart(t *testing.T) {
 	cfg.Store = newMemStore()
 	a := newTestAgent(t, api, cfg)
 	stop := startAgent(t, a)
-	waitFor(t, "the save", func() bool { return a.Stats().PaymentsSaved == 1 })
+	sdktest.Eventually(t, "the save", func() bool { return a.Stats().PaymentsSaved == 1 })
 	stop()
 	if s := a.Stats(); s.PaymentsAccepted != 0 {
 		t.Fatalf("accepted before the restart")
@@ -170,7 +171,7 @@ func TestAgentSavedPaymentSurvivesRestart(t *testing.T) {
 	close(crash) // accepts work from now on
 	b := newTestAgent(t, api, cfg)
 	startAgent(t, b)
-	waitFor(t, "accept after restart", func() bool { return b.Stats().PaymentsAccepted == 1 })
+	sdktest.Eventually(t, "accept after restart", func() bool { return b.Stats().PaymentsAccepted == 1 })
 	if diff := cmp.Diff([]string{"10:1"}, sv.saved()); diff != "" {
 		t.Errorf("SavePayment calls across the restart (-want +got):\n%s", diff)
 	}
@@ -192,7 +193,7 @@ func TestAgentForgetsSettledPayments(t *testing.T) {
 		t.Fatal("record not loaded")
 	}
 	stop := startAgent(t, b) // polls at once: nothing pending
-	waitFor(t, "a poll", func() bool { return !b.Stats().LastPoll.IsZero() })
+	sdktest.Eventually(t, "a poll", func() bool { return !b.Stats().LastPoll.IsZero() })
 	stop()
 	if ids := store.savedIDs(); len(ids) != 0 {
 		t.Errorf("saved records after a poll that no longer lists them: %v", ids)

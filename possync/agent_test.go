@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 )
 
 // fakeAPI stands in for the service. Its zero value accepts everything;
@@ -142,19 +143,6 @@ func startAgent(t *testing.T, a *Agent) (stop func()) {
 	return stop
 }
 
-// waitFor polls cond until it holds. The deadline only catches a hang; it
-// is not a timing assertion.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 func newTestAgent(t *testing.T, api API, cfg AgentConfig) *Agent {
 	t.Helper()
 	a, err := NewAgent(api, cfg)
@@ -210,7 +198,7 @@ func TestAgentDelivers(t *testing.T) {
 		}
 	}
 	startAgent(t, a)
-	waitFor(t, "delivery", func() bool { s := a.Stats(); return s.Sent == 3 && s.Queued == 0 })
+	sdktest.Eventually(t, "delivery", func() bool { s := a.Stats(); return s.Sent == 3 && s.Queued == 0 })
 	if got := len(api.sent()); got != 3 {
 		t.Errorf("%d pushes, want 3", got)
 	}
@@ -250,7 +238,7 @@ func TestAgentCoalescesPerCheck(t *testing.T) {
 		}
 	}
 	close(release)
-	waitFor(t, "delivery", func() bool { s := a.Stats(); return s.Queued == 0 && s.Sent == 3 })
+	sdktest.Eventually(t, "delivery", func() bool { s := a.Stats(); return s.Queued == 0 && s.Sent == 3 })
 
 	var check1 []string
 	for _, s := range api.sent() {
@@ -292,7 +280,7 @@ func TestAgentOutboxFull(t *testing.T) {
 		t.Fatalf("a newer state of a queued check must replace it: %v", err)
 	}
 	startAgent(t, a)
-	waitFor(t, "delivery", func() bool { return a.Stats().Queued == 0 })
+	sdktest.Eventually(t, "delivery", func() bool { return a.Stats().Queued == 0 })
 	if err := a.Push(checkN(3, 1)); err != nil {
 		t.Fatalf("after delivery there is room: %v", err)
 	}
@@ -360,7 +348,7 @@ func TestAgentBackoffOn503(t *testing.T) {
 		if n <= failFirst {
 			time.Sleep(time.Millisecond) // give other sends a chance to overlap, were they allowed
 			w.WriteHeader(503)
-			fmt.Fprint(w, errorBody(503001, "null"))
+			fmt.Fprint(w, sdktest.ErrorBody(client.Code(503001), ""))
 			return
 		}
 		fmt.Fprint(w, `{"billId":"b","version":1,`+requestInfoJSON+`}`)
@@ -373,11 +361,11 @@ func TestAgentBackoffOn503(t *testing.T) {
 	a := newTestAgent(t, &onlyPush{NewService(c)}, testConfig())
 	startAgent(t, a)
 	_ = a.Push(checkN(1, 1))
-	waitFor(t, "the first failure", func() bool { return a.Stats().Retried > 0 })
+	sdktest.Eventually(t, "the first failure", func() bool { return a.Stats().Retried > 0 })
 	for n := int64(2); n <= 8; n++ {
 		_ = a.Push(checkN(n, 1))
 	}
-	waitFor(t, "delivery", func() bool { return a.Stats().Queued == 0 })
+	sdktest.Eventually(t, "delivery", func() bool { return a.Stats().Queued == 0 })
 	s := a.Stats()
 	// The client's own retries are off: every 503 is one agent retry.
 	if s.Retried != failFirst || s.Sent != 8 || s.Failed != 0 {
@@ -449,7 +437,7 @@ func TestAgentDropsRefusedCheck(t *testing.T) {
 	_ = a.Push(checkN(1, 1))
 	_ = a.Push(checkN(2, 1))
 	startAgent(t, a)
-	waitFor(t, "settling", func() bool { return a.Stats().Queued == 0 })
+	sdktest.Eventually(t, "settling", func() bool { return a.Stats().Queued == 0 })
 	if s := a.Stats(); s.Sent != 1 || s.Failed != 1 || !errors.Is(s.LastError, client.ErrValidation) {
 		t.Errorf("Sent %d Failed %d LastError %v", s.Sent, s.Failed, s.LastError)
 	}
@@ -468,12 +456,12 @@ func TestAgentKeepsChecksOnAuthErrors(t *testing.T) {
 	a := newTestAgent(t, api, testConfig())
 	_ = a.Push(checkN(1, 1))
 	startAgent(t, a)
-	waitFor(t, "retries", func() bool { return a.Stats().Retried >= 3 })
+	sdktest.Eventually(t, "retries", func() bool { return a.Stats().Retried >= 3 })
 	if s := a.Stats(); s.Queued != 1 || s.Failed != 0 {
 		t.Errorf("Queued %d Failed %d: a credential problem must not drop checks", s.Queued, s.Failed)
 	}
 	fail.Store(false)
-	waitFor(t, "delivery", func() bool { return a.Stats().Sent == 1 })
+	sdktest.Eventually(t, "delivery", func() bool { return a.Stats().Sent == 1 })
 }
 
 func TestAgentStopsOnCancel(t *testing.T) {
@@ -484,7 +472,7 @@ func TestAgentStopsOnCancel(t *testing.T) {
 	a := newTestAgent(t, api, cfg)
 	_ = a.Push(checkN(1, 1))
 	stop := startAgent(t, a)
-	waitFor(t, "the send to start", func() bool { a.mu.Lock(); defer a.mu.Unlock(); return a.inflight == 1 })
+	sdktest.Eventually(t, "the send to start", func() bool { a.mu.Lock(); defer a.mu.Unlock(); return a.inflight == 1 })
 	stop() // returns only once Run has returned
 	if s := a.Stats(); s.Queued != 1 || s.Sent != 0 {
 		t.Errorf("Queued %d Sent %d", s.Queued, s.Sent)
@@ -501,7 +489,7 @@ func TestAgentRunTwice(t *testing.T) {
 	t.Parallel()
 	a := newTestAgent(t, &fakeAPI{}, testConfig())
 	startAgent(t, a)
-	waitFor(t, "Run to start", func() bool { return a.state.Load() == stateRunning })
+	sdktest.Eventually(t, "Run to start", func() bool { return a.state.Load() == stateRunning })
 	if err := a.Run(context.Background()); !errors.Is(err, ErrAgentRunning) {
 		t.Errorf("second Run: %v, want ErrAgentRunning", err)
 	}
@@ -536,7 +524,7 @@ func TestAgentDurableStore(t *testing.T) {
 		_ = a.Push(checkN(n, 100))
 	}
 	_ = a.Push(checkN(2, 50)) // newer state of check 2
-	waitFor(t, "a failed attempt", func() bool { return a.Stats().Retried > 0 })
+	sdktest.Eventually(t, "a failed attempt", func() bool { return a.Stats().Retried > 0 })
 	stop()
 	if store.isOpen() {
 		t.Fatal("Run did not close the store")
@@ -549,7 +537,7 @@ func TestAgentDurableStore(t *testing.T) {
 		t.Fatalf("Queued after restart = %d, want 3", q)
 	}
 	stop = startAgent(t, b)
-	waitFor(t, "delivery", func() bool { return b.Stats().Queued == 0 })
+	sdktest.Eventually(t, "delivery", func() bool { return b.Stats().Queued == 0 })
 	stop()
 	if diff := cmp.Diff([]string{"1:1.00", "2:0.50", "3:1.00"}, sorted(up.sent())); diff != "" {
 		t.Errorf("delivered after restart (-want +got):\n%s", diff)
@@ -620,7 +608,7 @@ func TestAgentPushChecks(t *testing.T) {
 	}
 	noLoc.OutstandingAmount = client.MoneyFromCents(999) // Push copied it
 	startAgent(t, a)
-	waitFor(t, "delivery", func() bool { return a.Stats().Sent == 1 })
+	sdktest.Eventually(t, "delivery", func() bool { return a.Stats().Sent == 1 })
 	api.mu.Lock()
 	got := api.pushes[0]
 	api.mu.Unlock()
@@ -634,8 +622,8 @@ func TestAgentHeartbeatAtStart(t *testing.T) {
 	api := &fakeAPI{}
 	a := newTestAgent(t, api, testConfig())
 	startAgent(t, a)
-	waitFor(t, "heartbeat", func() bool { return !a.Stats().LastHeartbeat.IsZero() })
-	waitFor(t, "poll", func() bool { return !a.Stats().LastPoll.IsZero() })
+	sdktest.Eventually(t, "heartbeat", func() bool { return !a.Stats().LastHeartbeat.IsZero() })
+	sdktest.Eventually(t, "poll", func() bool { return !a.Stats().LastPoll.IsZero() })
 }
 
 // memStore is a Store in memory that outlives the agents using it, standing

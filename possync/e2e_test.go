@@ -8,30 +8,27 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/hospo-dev/hospo-go/bills"
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/possync/outbox"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
-// site is one location of a test server, seen from its POS, with a user
-// holding a providerB card who can pay there.
+// site is one venue of a test server with a diner holding a providerB
+// card who can pay there.
 type site struct {
-	env    *refservertest.Env
-	loc    int64
-	posTok string
-	pos    *possync.Service
-	wallet *wallet.Service
-	cardID int64
+	*refservertest.Venue
+	env   *refservertest.Env
+	diner *refservertest.Diner
 }
 
 func newSite(t *testing.T, env *refservertest.Env) *site {
@@ -39,65 +36,20 @@ func newSite(t *testing.T, env *refservertest.Env) *site {
 	if env == nil {
 		env = refservertest.Start(t)
 	}
-	loc, posTok := env.NewLocation(t, "Trattoria", "providerB")
-	_, userTok := env.NewUser(t)
-	w := wallet.NewService(env.Client(t, client.WithAccessToken(userTok)))
-	card, err := w.AddCard(context.Background(), wallet.AddCardRequest{
-		Card:      wallet.CardDetails{Number: "4111111111111111", CVC: "123", ExpiryMonth: 12, ExpiryYear: 39, HolderName: "A Diner"},
-		Providers: []wallet.Gateway{wallet.ProviderB},
-		Nickname:  "visa",
-	})
-	if err != nil {
-		t.Fatalf("AddCard: %v", err)
-	}
-	return &site{
-		env: env, loc: loc, posTok: posTok, wallet: w, cardID: card.CardID,
-		pos: possync.NewService(env.Client(t, client.WithAccessToken(posTok))),
-	}
+	d := env.NewDiner(t)
+	d.AddCard(t, "4111111111111111", wallet.ProviderB)
+	return &site{Venue: env.NewVenue(t, refservertest.VenueConfig{Name: "Trattoria"}), env: env, diner: d}
 }
 
-// pay makes a payment towards a check as the user.
-func (s *site) pay(t *testing.T, checkNumber int64, amount, tip string) wallet.Payment {
+// bill reads a bill record of location loc through the bills API (GET
+// /v3/bill/{id}).
+func bill(t *testing.T, env *refservertest.Env, loc int64, billID string) *bills.Bill {
 	t.Helper()
-	p, err := s.wallet.CreatePayment(context.Background(), wallet.CreatePaymentRequest{
-		LocationID: s.loc, CheckNumber: checkNumber, CardID: s.cardID,
-		Amount: client.MustParseMoney(amount), Tip: client.MustParseMoney(tip),
-	})
+	b, err := bills.NewService(env.Client(t, client.WithAPIKey(env.NewAPIKey(t, loc)))).Get(context.Background(), billID)
 	if err != nil {
-		t.Fatalf("CreatePayment: %v", err)
+		t.Fatalf("GET /v3/bill/%s: %v", billID, err)
 	}
-	return p
-}
-
-// bill reads a bill record through the bills API (GET /v3/bill/{id}).
-func (s *site) bill(t *testing.T, billID string) billRecord {
-	t.Helper()
-	key := s.env.NewAPIKey(t, s.loc)
-	req, _ := http.NewRequest(http.MethodGet, s.env.URL+"/v3/bill/"+billID, nil)
-	req.Header.Set("X-Vendor-API-Key", key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Bill billRecord `json:"bill"`
-	}
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET /v3/bill/%s: %d", billID, resp.StatusCode)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bill
-}
-
-type billRecord struct {
-	BillID            string       `json:"billId"`
-	CheckNumber       int64        `json:"checkNumber"`
-	Status            string       `json:"status"`
-	OutstandingAmount client.Money `json:"outstandingAmount"`
-	TipsPaid          client.Money `json:"tipsPaid"`
+	return b
 }
 
 // loadCheck returns testdata/check.json for location loc.
@@ -182,55 +134,55 @@ func TestPayAtTable(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, nil)
 	till := newTill()
-	agent, err := possync.NewAgent(s.pos, fastAgent(s.loc, till.SavePayment))
+	agent, err := possync.NewAgent(s.POS, fastAgent(s.ID, till.SavePayment))
 	if err != nil {
 		t.Fatal(err)
 	}
 	till.agent = agent
-	check := loadCheck(t, s.loc)
+	check := loadCheck(t, s.ID)
 	till.checks[check.CheckNumber] = check
 	possync.StartAgent(t, agent)
 	if err := agent.Push(check.Clone()); err != nil {
 		t.Fatal(err)
 	}
-	possync.WaitFor(t, "the check and a heartbeat", func() bool {
+	sdktest.Eventually(t, "the check and a heartbeat", func() bool {
 		st := agent.Stats()
 		return st.Sent == 1 && st.Queued == 0 && !st.LastHeartbeat.IsZero()
 	})
 
-	payment := s.pay(t, check.CheckNumber, "50.00", "5.00")
+	payment := s.diner.Pay(t, s.Venue, check.CheckNumber, "50.00", "5.00")
 	if payment.Status != wallet.PaymentPending || payment.BillID == "" {
 		t.Fatalf("payment %+v", payment)
 	}
 	agent.PollNow()
-	possync.WaitFor(t, "the payment to be accepted and the check re-pushed", func() bool {
+	sdktest.Eventually(t, "the payment to be accepted and the check re-pushed", func() bool {
 		st := agent.Stats()
 		return st.PaymentsAccepted == 1 && st.Sent == 2 && st.Queued == 0
 	})
 	if n := till.savesOf(payment.PaymentID); n != 1 {
 		t.Errorf("SavePayment called %d times", n)
 	}
-	got, err := s.wallet.GetPayment(context.Background(), payment.PaymentID)
+	got, err := s.diner.Wallet.GetPayment(context.Background(), payment.PaymentID)
 	if err != nil || got.Status != wallet.PaymentAccepted {
 		t.Errorf("payment after accept: %+v, %v", got, err)
 	}
-	pending, err := s.pos.Payments(context.Background(), s.loc)
+	pending, err := s.POS.Payments(context.Background(), s.ID)
 	if err != nil || len(pending) != 0 {
 		t.Errorf("poll after accept: %v, %v; want empty", pending, err)
 	}
-	b := s.bill(t, payment.BillID)
+	b := bill(t, s.env, s.ID, payment.BillID)
 	if b.OutstandingAmount != client.MustParseMoney("24.10") || b.TipsPaid != client.MustParseMoney("5.00") {
 		t.Errorf("bill after re-push: outstanding %v tips %v, want 24.10 and 5.00", b.OutstandingAmount, b.TipsPaid)
 	}
 
 	// The rest of the bill: paid in full, the POS closes the check.
-	last := s.pay(t, check.CheckNumber, "24.10", "0")
+	last := s.diner.Pay(t, s.Venue, check.CheckNumber, "24.10", "0")
 	agent.PollNow()
-	possync.WaitFor(t, "the second payment", func() bool {
+	sdktest.Eventually(t, "the second payment", func() bool {
 		st := agent.Stats()
 		return st.PaymentsAccepted == 2 && st.Sent == 3 && st.Queued == 0
 	})
-	if b := s.bill(t, last.BillID); b.Status != "closed" || !b.OutstandingAmount.IsZero() {
+	if b := bill(t, s.env, s.ID, last.BillID); b.Status != "closed" || !b.OutstandingAmount.IsZero() {
 		t.Errorf("bill after paying in full: %+v", b)
 	}
 }
@@ -241,8 +193,7 @@ func TestPayAtTable(t *testing.T) {
 func TestAgentServiceOutage(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
-	loc, posTok := env.NewLocation(t, "Bistro", "providerD")
-	pos := possync.NewService(env.Client(t, client.WithAccessToken(posTok)))
+	v := env.NewVenue(t, refservertest.VenueConfig{Name: "Bistro", Gateway: wallet.ProviderD})
 	faults := func(body map[string]any) {
 		t.Helper()
 		if code := env.AdminDo(t, http.MethodPost, "/sandbox/faults", body, nil); code != 201 && code != 200 {
@@ -252,7 +203,7 @@ func TestAgentServiceOutage(t *testing.T) {
 	faults(map[string]any{"method": "POST", "pathPrefix": "/v1/pos/push-pull/check", "status": 503, "count": 25})
 	faults(map[string]any{"method": "POST", "pathPrefix": "/v1/pos/push-pull/check", "status": 502, "count": 5, "afterCommit": true})
 
-	agent, err := possync.NewAgent(pos, fastAgent(loc, func(context.Context, int64, possync.PaymentNotification) error { return nil }))
+	agent, err := possync.NewAgent(v.POS, fastAgent(v.ID, func(context.Context, int64, possync.PaymentNotification) error { return nil }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +212,7 @@ func TestAgentServiceOutage(t *testing.T) {
 	final := map[int64]client.Money{}
 	for round := 1; round <= 3; round++ {
 		for n := int64(1); n <= checks; n++ {
-			c := loadCheck(t, loc)
+			c := loadCheck(t, v.ID)
 			c.CheckNumber = 500 + n
 			c.OutstandingAmount = client.MoneyFromCents(n*100 + int64(round))
 			if round == 3 {
@@ -275,11 +226,11 @@ func TestAgentServiceOutage(t *testing.T) {
 		if round == 2 {
 			// A restart clears the injected faults, so make sure the agent
 			// has met them first.
-			possync.WaitFor(t, "the agent to meet the outage", func() bool { return agent.Stats().Retried > 0 })
+			sdktest.Eventually(t, "the agent to meet the outage", func() bool { return agent.Stats().Retried > 0 })
 			env.Restart(t) // the service goes away and comes back
 		}
 	}
-	possync.WaitFor(t, "delivery after the outage", func() bool { return agent.Stats().Queued == 0 })
+	sdktest.Eventually(t, "delivery after the outage", func() bool { return agent.Stats().Queued == 0 })
 	stop()
 	st := agent.Stats()
 	if st.Failed != 0 || st.Retried == 0 {
@@ -289,8 +240,8 @@ func TestAgentServiceOutage(t *testing.T) {
 	// Every check is stored in its final state: the closed-bills listing
 	// shows each one, with the last outstanding amount pushed.
 	stored := map[int64]client.Money{}
-	for _, id := range closedBills(t, env, loc) {
-		b := (&site{env: env, loc: loc}).bill(t, id)
+	for _, id := range closedBills(t, env, v.ID) {
+		b := bill(t, env, v.ID, id)
 		stored[b.CheckNumber] = b.OutstandingAmount
 	}
 	if len(stored) != checks {
@@ -307,31 +258,14 @@ func TestAgentServiceOutage(t *testing.T) {
 // hour (GET /v3/location/{id}/bills/closed).
 func closedBills(t *testing.T, env *refservertest.Env, loc int64) []string {
 	t.Helper()
-	key := env.NewAPIKey(t, loc)
 	now := time.Now()
-	q := url.Values{}
-	q.Set("from", client.FormatQueryTime(now.Add(-time.Hour)))
-	q.Set("to", client.FormatQueryTime(now.Add(time.Hour)))
-	req, _ := http.NewRequest(http.MethodGet, env.URL+"/v3/location/"+strconv.FormatInt(loc, 10)+"/bills/closed?"+q.Encode(), nil)
-	req.Header.Set("X-Vendor-API-Key", key)
-	resp, err := http.DefaultClient.Do(req)
+	list, err := bills.NewService(env.Client(t, client.WithAPIKey(env.NewAPIKey(t, loc)))).
+		ListClosed(context.Background(), loc, now.Add(-time.Hour), now.Add(time.Hour))
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("closed bills: %d", resp.StatusCode)
-	}
-	var out struct {
-		Bills []struct {
-			BillID string `json:"billId"`
-		} `json:"bills"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatal(err)
+		t.Fatalf("closed bills: %v", err)
 	}
 	var ids []string
-	for _, b := range out.Bills {
+	for _, b := range list {
 		ids = append(ids, b.BillID)
 	}
 	return ids
@@ -357,14 +291,14 @@ func TestAgentRestartBetweenSaveAndAccept(t *testing.T) {
 	s := newSite(t, nil)
 	outboxPath := filepath.Join(t.TempDir(), "pos-outbox.db")
 	till := newTill()
-	check := loadCheck(t, s.loc)
+	check := loadCheck(t, s.ID)
 	till.checks[check.CheckNumber] = check
 
 	// First life: deliver the check, heartbeat, then die at the accept.
 	ctx, kill := context.WithCancel(context.Background())
-	cfg := fastAgent(s.loc, till.SavePayment)
-	cfg.Store = openOutbox(t, outboxPath, s.loc)
-	first, err := possync.NewAgent(crashBeforeAccept{API: s.pos, crash: kill}, cfg)
+	cfg := fastAgent(s.ID, till.SavePayment)
+	cfg.Store = openOutbox(t, outboxPath, s.ID)
+	first, err := possync.NewAgent(crashBeforeAccept{API: s.POS, crash: kill}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,11 +308,11 @@ func TestAgentRestartBetweenSaveAndAccept(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- first.Run(ctx) }()
-	possync.WaitFor(t, "the check and a heartbeat", func() bool {
+	sdktest.Eventually(t, "the check and a heartbeat", func() bool {
 		st := first.Stats()
 		return st.Sent == 1 && st.Queued == 0 && !st.LastHeartbeat.IsZero()
 	})
-	payment := s.pay(t, check.CheckNumber, "10.00", "1.00")
+	payment := s.diner.Pay(t, s.Venue, check.CheckNumber, "10.00", "1.00")
 	first.PollNow()
 	if err := <-done; err != nil { // killed inside the accept
 		t.Fatal(err)
@@ -386,13 +320,13 @@ func TestAgentRestartBetweenSaveAndAccept(t *testing.T) {
 	if n := till.savesOf(payment.PaymentID); n != 1 {
 		t.Fatalf("SavePayment called %d times before the crash", n)
 	}
-	if got, _ := s.wallet.GetPayment(context.Background(), payment.PaymentID); got.Status != wallet.PaymentPending {
+	if got, _ := s.diner.Wallet.GetPayment(context.Background(), payment.PaymentID); got.Status != wallet.PaymentPending {
 		t.Fatalf("payment %s before the restart, want pending", got.Status)
 	}
 
 	// Second life on the same outbox file.
-	cfg.Store = openOutbox(t, outboxPath, s.loc)
-	second, err := possync.NewAgent(s.pos, cfg)
+	cfg.Store = openOutbox(t, outboxPath, s.ID)
+	second, err := possync.NewAgent(s.POS, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,20 +334,20 @@ func TestAgentRestartBetweenSaveAndAccept(t *testing.T) {
 	till.agent = second
 	till.mu.Unlock()
 	possync.StartAgent(t, second) // polls at once
-	possync.WaitFor(t, "the accept after the restart", func() bool { return second.Stats().PaymentsAccepted == 1 })
+	sdktest.Eventually(t, "the accept after the restart", func() bool { return second.Stats().PaymentsAccepted == 1 })
 	if n := till.savesOf(payment.PaymentID); n != 1 {
 		t.Errorf("SavePayment called %d times across the restart, want 1", n)
 	}
 	if st := second.Stats(); st.PaymentsSaved != 0 {
 		t.Errorf("second life saved %d payments", st.PaymentsSaved)
 	}
-	if got, _ := s.wallet.GetPayment(context.Background(), payment.PaymentID); got.Status != wallet.PaymentAccepted {
+	if got, _ := s.diner.Wallet.GetPayment(context.Background(), payment.PaymentID); got.Status != wallet.PaymentAccepted {
 		t.Errorf("payment %s after the restart, want accepted", got.Status)
 	}
 	// The check re-pushed by SavePayment (outstanding reduced) reached the
 	// service: in the first life's drain, or from the outbox in the second.
-	possync.WaitFor(t, "the re-pushed check", func() bool { return second.Stats().Queued == 0 })
-	if b := s.bill(t, payment.BillID); b.OutstandingAmount != client.MustParseMoney("64.10") {
+	sdktest.Eventually(t, "the re-pushed check", func() bool { return second.Stats().Queued == 0 })
+	if b := bill(t, s.env, s.ID, payment.BillID); b.OutstandingAmount != client.MustParseMoney("64.10") {
 		t.Errorf("bill outstanding %v, want 64.10", b.OutstandingAmount)
 	}
 }
@@ -427,16 +361,16 @@ func TestAgentWrongCredentials(t *testing.T) {
 	otherLoc, otherTok := s.env.NewLocation(t, "Elsewhere", "providerB")
 
 	// The other location's POS cannot see or accept this location's payments.
-	check := loadCheck(t, s.loc)
-	if _, err := s.pos.Heartbeat(context.Background(), s.loc); err != nil {
+	check := loadCheck(t, s.ID)
+	if _, err := s.POS.Heartbeat(context.Background(), s.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.pos.PushCheck(context.Background(), check); err != nil {
+	if _, err := s.POS.PushCheck(context.Background(), check); err != nil {
 		t.Fatal(err)
 	}
-	payment := s.pay(t, check.CheckNumber, "1.00", "0")
+	payment := s.diner.Pay(t, s.Venue, check.CheckNumber, "1.00", "0")
 	other := possync.NewService(s.env.Client(t, client.WithAccessToken(otherTok)))
-	if _, err := other.Payments(context.Background(), s.loc); !errors.Is(err, client.ErrForbidden) {
+	if _, err := other.Payments(context.Background(), s.ID); !errors.Is(err, client.ErrForbidden) {
 		t.Errorf("other POS polling this location: %v, want 403001", err)
 	}
 	if _, err := other.AcceptPayment(context.Background(), payment.PaymentID); !errors.Is(err, client.ErrNotFound) {
@@ -447,7 +381,7 @@ func TestAgentWrongCredentials(t *testing.T) {
 	}
 
 	// An agent for this location holding the other location's token.
-	agent, err := possync.NewAgent(other, fastAgent(s.loc, func(context.Context, int64, possync.PaymentNotification) error {
+	agent, err := possync.NewAgent(other, fastAgent(s.ID, func(context.Context, int64, possync.PaymentNotification) error {
 		t.Error("SavePayment called with a token of another location")
 		return nil
 	}))
@@ -458,13 +392,13 @@ func TestAgentWrongCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	possync.StartAgent(t, agent)
-	possync.WaitFor(t, "refusals", func() bool { return agent.Stats().Retried >= 2 })
+	sdktest.Eventually(t, "refusals", func() bool { return agent.Stats().Retried >= 2 })
 	st := agent.Stats()
 	if st.Queued != 1 || st.Failed != 0 || !errors.Is(st.LastError, client.ErrForbidden) {
 		t.Errorf("Queued %d Failed %d LastError %v", st.Queued, st.Failed, st.LastError)
 	}
 	// And the payment is still there for the right POS.
-	if ps, err := s.pos.Payments(context.Background(), s.loc); err != nil || len(ps[check.CheckNumber]) != 1 {
+	if ps, err := s.POS.Payments(context.Background(), s.ID); err != nil || len(ps[check.CheckNumber]) != 1 {
 		t.Errorf("payments %v, %v", ps, err)
 	}
 }

@@ -1,8 +1,5 @@
 package possync
 
-// The external test package (the end-to-end tests) reuses these helpers of
+// The external test package (the end-to-end tests) reuses this helper of
 // the internal tests.
-var (
-	StartAgent = startAgent
-	WaitFor    = waitFor
-)
+var StartAgent = startAgent

@@ -2,32 +2,27 @@ package possync
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 	"github.com/jarcoal/httpmock"
 )
 
-// testBase is under a path prefix, so that a request built with an
-// absolute path would miss every responder.
-const testBase = "https://pos.test/prefix/"
-
 const testToken = "pos-token-secret"
 
-// newMockService returns a Service whose client sends to a fresh httpmock
-// transport with a POS token and fast retries.
-func newMockService(t testing.TB, opts ...client.Option) (*Service, *httpmock.MockTransport) {
+// newMockService returns a Service of a fresh mock service, with a POS
+// token and fast retries.
+func newMockService(t testing.TB, opts ...client.Option) (*Service, *sdktest.Mock) {
 	t.Helper()
-	mt := httpmock.NewMockTransport()
+	m := sdktest.NewMock()
 	base := []client.Option{
-		client.WithBaseURL(testBase),
-		client.WithHTTPClient(&http.Client{Transport: mt}),
+		client.WithBaseURL(sdktest.BaseURL),
+		client.WithHTTPClient(m.HTTPClient),
 		client.WithAccessToken(testToken),
 		client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 2, MinBackoff: time.Microsecond, MaxBackoff: time.Millisecond}),
 	}
@@ -35,48 +30,17 @@ func newMockService(t testing.TB, opts ...client.Option) (*Service, *httpmock.Mo
 	if err != nil {
 		t.Fatalf("client.New: %v", err)
 	}
-	return NewService(c), mt
+	return NewService(c), m
 }
 
-const requestInfoJSON = `"requestInfo":{"accessTokenStatus":"authenticated","serverTime":1700000000,"requestId":null,"apiVersion":1}`
+var requestInfoJSON = sdktest.RequestInfo(1)
 
-var wantRequestInfo = client.RequestInfo{AccessTokenStatus: "authenticated", ServerTime: 1700000000, APIVersion: 1}
-
-// captured is what a responder saw of a request.
-type captured struct {
-	method, path, token, idemKey, contentType string
-	body                                      []byte
-}
-
-// capture answers with status and body and records the request in *got.
-func capture(got *captured, status int, body string) httpmock.Responder {
-	return func(r *http.Request) (*http.Response, error) {
-		got.method, got.path = r.Method, r.URL.Path
-		got.token = r.URL.Query().Get("accessToken")
-		got.idemKey = r.Header.Get("Idempotency-Key")
-		got.contentType = r.Header.Get("Content-Type")
-		if r.Body != nil {
-			got.body, _ = io.ReadAll(r.Body)
-		}
-		resp := httpmock.NewStringResponse(status, body)
-		resp.Header.Set("Content-Type", "application/json")
-		return resp, nil
-	}
-}
-
-func errorBody(code client.Code, contextData string) string {
-	return `{"error":true,"code":` + itoa(int64(code)) + `,"message":"` + code.Message() +
-		`","contextData":` + contextData + `,"displayString":null,"requestInfo":{"accessTokenStatus":"authenticated","serverTime":1700000000,"requestId":null,"apiVersion":0}}`
-}
-
-func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
+var wantRequestInfo = client.RequestInfo{AccessTokenStatus: "authenticated", ServerTime: sdktest.ServerTime, APIVersion: 1}
 
 func TestPushCheck(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var got captured
-	mt.RegisterResponder("POST", testBase+"v1/pos/push-pull/check",
-		capture(&got, 200, `{"billId":"b-1","version":3,`+requestInfoJSON+`}`))
+	s, m := newMockService(t)
+	rec := m.Reply("POST", "v1/pos/push-pull/check", 200, `{"billId":"b-1","version":3,`+requestInfoJSON+`}`)
 
 	check := loadCheck(t)
 	res, err := s.PushCheck(context.Background(), check)
@@ -87,33 +51,34 @@ func TestPushCheck(t *testing.T) {
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
 	}
-	if got.method != "POST" || got.path != "/prefix/v1/pos/push-pull/check" {
-		t.Errorf("request %s %s", got.method, got.path)
+	got := rec.Last(t)
+	if got.Method != "POST" || got.Path != "/prefix/v1/pos/push-pull/check" {
+		t.Errorf("request %s %s", got.Method, got.Path)
 	}
-	if got.token != testToken || got.idemKey == "" || got.contentType != "application/json" {
-		t.Errorf("token %q, Idempotency-Key %q, Content-Type %q", got.token, got.idemKey, got.contentType)
+	if got.Query.Get("accessToken") != testToken || got.Header.Get("Idempotency-Key") == "" || got.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("token %q, Idempotency-Key %q, Content-Type %q", got.Query.Get("accessToken"), got.Header.Get("Idempotency-Key"), got.Header.Get("Content-Type"))
 	}
-	if string(got.body) != mustJSON(t, check) {
-		t.Errorf("body:\n%s\nwant:\n%s", got.body, mustJSON(t, check))
+	if string(got.Body) != mustJSON(t, check) {
+		t.Errorf("body:\n%s\nwant:\n%s", got.Body, mustJSON(t, check))
 	}
 }
 
 func TestPushCheckNil(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
+	s, m := newMockService(t)
 	if _, err := s.PushCheck(context.Background(), nil); err == nil {
 		t.Fatal("PushCheck(nil) succeeded")
 	}
-	if n := mt.GetTotalCallCount(); n != 0 {
+	if n := m.Calls(); n != 0 {
 		t.Errorf("%d requests sent", n)
 	}
 }
 
 func TestPushCheckValidationError(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	mt.RegisterResponder("POST", testBase+"v1/pos/push-pull/check",
-		httpmock.NewStringResponder(400, errorBody(client.CodeValidation, `{"menuItems[0].quantity":"must not be negative"}`)))
+	s, m := newMockService(t)
+	m.Handle("POST", "v1/pos/push-pull/check",
+		httpmock.NewStringResponder(400, sdktest.ErrorBody(client.CodeValidation, `{"menuItems[0].quantity":"must not be negative"}`)))
 	_, err := s.PushCheck(context.Background(), loadCheck(t))
 	if !errors.Is(err, client.ErrValidation) {
 		t.Fatalf("err = %v, want 400002", err)
@@ -125,19 +90,19 @@ func TestPushCheckValidationError(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"menuItems[0].quantity": "must not be negative"}, ae.FieldErrors()); diff != "" {
 		t.Errorf("FieldErrors (-want +got):\n%s", diff)
 	}
-	if n := mt.GetTotalCallCount(); n != 1 {
+	if n := m.Calls(); n != 1 {
 		t.Errorf("a 400 was retried: %d calls", n)
 	}
 }
 
 func TestPushCheckRetriesWithSameKey(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
+	s, m := newMockService(t)
 	var keys []string
-	mt.RegisterResponder("POST", testBase+"v1/pos/push-pull/check", func(r *http.Request) (*http.Response, error) {
+	m.Handle("POST", "v1/pos/push-pull/check", func(r *http.Request) (*http.Response, error) {
 		keys = append(keys, r.Header.Get("Idempotency-Key"))
 		if len(keys) == 1 {
-			return httpmock.NewStringResponse(503, errorBody(503001, "null")), nil
+			return httpmock.NewStringResponse(503, sdktest.ErrorBody(client.Code(503001), "")), nil
 		}
 		return httpmock.NewStringResponse(200, `{"billId":"b-1","version":1,`+requestInfoJSON+`}`), nil
 	})
@@ -170,9 +135,8 @@ func TestPayments(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, mt := newMockService(t)
-			var got captured
-			mt.RegisterResponder("GET", testBase+"v1/pos/push-pull/payments/42", capture(&got, 200, tt.body))
+			s, m := newMockService(t)
+			rec := m.Reply("GET", "v1/pos/push-pull/payments/42", 200, tt.body)
 			ps, err := s.Payments(context.Background(), 42)
 			if err != nil {
 				t.Fatalf("Payments: %v", err)
@@ -183,8 +147,9 @@ func TestPayments(t *testing.T) {
 			if diff := cmp.Diff(tt.want, ps, cmp.AllowUnexported(client.Money{})); diff != "" {
 				t.Errorf("payments (-want +got):\n%s", diff)
 			}
-			if got.token != testToken || got.idemKey != "" || len(got.body) != 0 {
-				t.Errorf("token %q, Idempotency-Key %q, body %q", got.token, got.idemKey, got.body)
+			got := rec.Last(t)
+			if got.Query.Get("accessToken") != testToken || got.Header.Get("Idempotency-Key") != "" || len(got.Body) != 0 {
+				t.Errorf("token %q, Idempotency-Key %q, body %q", got.Query.Get("accessToken"), got.Header.Get("Idempotency-Key"), got.Body)
 			}
 		})
 	}
@@ -192,9 +157,9 @@ func TestPayments(t *testing.T) {
 
 func TestPaymentsForbidden(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	mt.RegisterResponder("GET", testBase+"v1/pos/push-pull/payments/7",
-		httpmock.NewStringResponder(403, errorBody(client.CodeForbidden, "null")))
+	s, m := newMockService(t)
+	m.Handle("GET", "v1/pos/push-pull/payments/7",
+		httpmock.NewStringResponder(403, sdktest.ErrorBody(client.CodeForbidden, "")))
 	if _, err := s.Payments(context.Background(), 7); !errors.Is(err, client.ErrForbidden) {
 		t.Fatalf("err = %v, want 403001", err)
 	}
@@ -202,10 +167,8 @@ func TestPaymentsForbidden(t *testing.T) {
 
 func TestAcceptPayment(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var got captured
-	mt.RegisterResponder("POST", testBase+"v1/pos/push-pull/accept-payment",
-		capture(&got, 200, `{"paymentId":77,"status":"accepted",`+requestInfoJSON+`}`))
+	s, m := newMockService(t)
+	rec := m.Reply("POST", "v1/pos/push-pull/accept-payment", 200, `{"paymentId":77,"status":"accepted",`+requestInfoJSON+`}`)
 	res, err := s.AcceptPayment(context.Background(), 77)
 	if err != nil {
 		t.Fatalf("AcceptPayment: %v", err)
@@ -213,16 +176,17 @@ func TestAcceptPayment(t *testing.T) {
 	if diff := cmp.Diff(AcceptResult{PaymentID: 77, Status: "accepted", RequestInfo: wantRequestInfo}, res); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
 	}
-	if string(got.body) != `{"paymentId":77}` || got.idemKey == "" {
-		t.Errorf("body %s, Idempotency-Key %q", got.body, got.idemKey)
+	got := rec.Last(t)
+	if string(got.Body) != `{"paymentId":77}` || got.Header.Get("Idempotency-Key") == "" {
+		t.Errorf("body %s, Idempotency-Key %q", got.Body, got.Header.Get("Idempotency-Key"))
 	}
 }
 
 func TestAcceptPaymentNotFound(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	mt.RegisterResponder("POST", testBase+"v1/pos/push-pull/accept-payment",
-		httpmock.NewStringResponder(404, errorBody(client.CodeNotFound, "null")))
+	s, m := newMockService(t)
+	m.Handle("POST", "v1/pos/push-pull/accept-payment",
+		httpmock.NewStringResponder(404, sdktest.ErrorBody(client.CodeNotFound, "")))
 	if _, err := s.AcceptPayment(context.Background(), 1); !errors.Is(err, client.ErrNotFound) {
 		t.Fatalf("err = %v, want 404001", err)
 	}
@@ -230,10 +194,8 @@ func TestAcceptPaymentNotFound(t *testing.T) {
 
 func TestHeartbeat(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var got captured
-	mt.RegisterResponder("POST", testBase+"v1/pos/push-pull/heartbeat/42",
-		capture(&got, 200, `{"status":"ok",`+requestInfoJSON+`}`))
+	s, m := newMockService(t)
+	rec := m.Reply("POST", "v1/pos/push-pull/heartbeat/42", 200, `{"status":"ok",`+requestInfoJSON+`}`)
 	res, err := s.Heartbeat(context.Background(), 42)
 	if err != nil {
 		t.Fatalf("Heartbeat: %v", err)
@@ -241,14 +203,15 @@ func TestHeartbeat(t *testing.T) {
 	if diff := cmp.Diff(HeartbeatResult{Status: "ok", RequestInfo: wantRequestInfo}, res); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
 	}
-	if len(got.body) != 0 || got.contentType != "" {
-		t.Errorf("heartbeat sent a body %q (Content-Type %q)", got.body, got.contentType)
+	got := rec.Last(t)
+	if len(got.Body) != 0 || got.Header.Get("Content-Type") != "" {
+		t.Errorf("heartbeat sent a body %q (Content-Type %q)", got.Body, got.Header.Get("Content-Type"))
 	}
 }
 
 func TestCallsNeedAToken(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t, client.WithAccessToken(""))
+	s, m := newMockService(t, client.WithAccessToken(""))
 	ctx := context.Background()
 	calls := map[string]func() error{
 		"PushCheck":     func() error { _, err := s.PushCheck(ctx, loadCheck(t)); return err },
@@ -261,21 +224,20 @@ func TestCallsNeedAToken(t *testing.T) {
 			t.Errorf("%s: err = %v, want ErrNoCredential", name, err)
 		}
 	}
-	if n := mt.GetTotalCallCount(); n != 0 {
+	if n := m.Calls(); n != 0 {
 		t.Errorf("%d requests sent without a token", n)
 	}
 }
 
 func TestPerCallToken(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var got captured
-	mt.RegisterResponder("POST", testBase+"v1/pos/push-pull/heartbeat/9",
-		capture(&got, 200, `{"status":"ok",`+requestInfoJSON+`}`))
+	s, m := newMockService(t)
+	rec := m.Reply("POST", "v1/pos/push-pull/heartbeat/9", 200, `{"status":"ok",`+requestInfoJSON+`}`)
 	if _, err := s.Heartbeat(context.Background(), 9, client.WithAccessToken("other-terminal")); err != nil {
 		t.Fatal(err)
 	}
-	if got.token != "other-terminal" {
-		t.Errorf("token %q, want the per-call one", got.token)
+	got := rec.Last(t)
+	if got.Query.Get("accessToken") != "other-terminal" {
+		t.Errorf("token %q, want the per-call one", got.Query.Get("accessToken"))
 	}
 }

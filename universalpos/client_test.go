@@ -12,7 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/jarcoal/httpmock"
 
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 	"github.com/hospo-dev/hospo-go/universalpos"
 )
 
@@ -270,26 +272,31 @@ func TestClientBadResponses(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var hits atomic.Int64
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				hits.Add(1)
-				if r.URL.Path != tc.path || r.Header.Get("Authorization") != "Bearer "+testToken {
-					t.Errorf("request %s %s auth %q", r.Method, r.URL.Path, r.Header.Get("Authorization"))
-				}
-				w.WriteHeader(tc.status)
-				_, _ = w.Write([]byte(tc.body))
-			}))
-			defer srv.Close()
-			err := tc.call(universalpos.NewClient(srv.URL, testToken, fastRetries))
+			m := sdktest.NewMock()
+			rec := m.Handle(method(tc.path), tc.path, func(*http.Request) (*http.Response, error) {
+				return httpmock.NewStringResponse(tc.status, tc.body), nil
+			})
+			err := tc.call(universalpos.NewClient(sdktest.BaseURL, testToken, fastRetries, universalpos.WithHTTPClient(m.HTTPClient)))
 			var e *universalpos.Error
 			if !errors.As(err, &e) || e.Temporary() || e.StatusCode != tc.status {
 				t.Fatalf("err = %v, want a final *Error with status %d", err, tc.status)
 			}
-			if hits.Load() != 1 {
-				t.Errorf("%d requests, want 1", hits.Load())
+			if m.Calls() != 1 || rec.Count() != 1 {
+				t.Fatalf("%d requests, %d to %s; want 1", m.Calls(), rec.Count(), tc.path)
+			}
+			if r := rec.Last(t); r.Header.Get("Authorization") != "Bearer "+testToken {
+				t.Errorf("request %s %s auth %q", r.Method, r.Path, r.Header.Get("Authorization"))
 			}
 		})
 	}
+}
+
+// method is the HTTP method of the universal POS endpoint at path.
+func method(path string) string {
+	if path == "/orders" {
+		return http.MethodPost
+	}
+	return http.MethodGet
 }
 
 func TestClientBadBaseURL(t *testing.T) {

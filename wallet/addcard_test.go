@@ -9,33 +9,33 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/jarcoal/httpmock"
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 )
 
 // mockProviders registers the providerB public key, providerD key and
-// providerD tokenisation responders.
-func mockProviders(t *testing.T, mt *httpmock.MockTransport, keys, prov, pubkey *recorder) {
+// providerD tokenisation responders and returns their records.
+func mockProviders(t *testing.T, m *sdktest.Mock) (keys, prov, pubkey *sdktest.Recorder) {
 	t.Helper()
 	priv, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
 	}
 	jwk, _ := json.Marshal(NewJWK(&priv.PublicKey, "pb-1", "enc"))
-	mt.RegisterResponder(http.MethodGet, testBase+"sandbox/providerB/public-key", pubkey.respond(t, 200, `{"jwk":`+string(jwk)+`}`))
-	mt.RegisterResponder(http.MethodGet, testBase+"v2/payment/providerD/keys", keys.respond(t, 200, keyJSON(providerURL)))
-	mt.RegisterResponder(http.MethodPost, providerURL, prov.respond(t, 200, `{"token":"pd-jwe"}`))
+	pubkey = m.Reply(http.MethodGet, "sandbox/providerB/public-key", 200, `{"jwk":`+string(jwk)+`}`)
+	keys = m.Reply(http.MethodGet, "v2/payment/providerD/keys", 200, keyJSON(providerURL))
+	prov = m.Reply(http.MethodPost, providerURL, 200, `{"token":"pd-jwe"}`)
+	return keys, prov, pubkey
 }
 
 func TestAddCardBothProviders(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var keys, prov, pubkey, ins recorder
-	mockProviders(t, mt, &keys, &prov, &pubkey)
-	mt.RegisterResponder(http.MethodPost, testBase+"v3/user/me/wallet/card/insert", ins.respond(t, 200, `{"wallet":[
+	s, m := newMockService(t)
+	_, prov, pubkey := mockProviders(t, m)
+	ins := m.Reply(http.MethodPost, "v3/user/me/wallet/card/insert", 200, `{"wallet":[
 		{"cardId":4,"last4Digits":"1111","nickname":"n","cardTypeId":"1","cardStatusId":1,"default":false,"expiryMonth":"04","expiryYear":"31","gateways":{"providerB":true,"providerD":true}},
 		{"cardId":3,"last4Digits":"1111","nickname":"n","cardTypeId":"1","cardStatusId":1,"default":true,"expiryMonth":"04","expiryYear":"31","gateways":{"providerB":true}},
 		{"cardId":5,"last4Digits":"9999","nickname":"other","cardTypeId":"1","cardStatusId":1,"default":false,"expiryMonth":"04","expiryYear":"31","gateways":{"providerB":true,"providerD":true}}
-	],`+requestInfoJSON+`}`))
+	],`+requestInfoJSON+`}`)
 
 	card, err := s.AddCard(context.Background(), AddCardRequest{
 		Card: testCard, Providers: []Gateway{ProviderB, ProviderD, ProviderB}, Nickname: "n", Default: true,
@@ -46,16 +46,16 @@ func TestAddCardBothProviders(t *testing.T) {
 	if card.CardID != 4 {
 		t.Errorf("AddCard returned card %d, want 4 (the entry with this card and both flags)", card.CardID)
 	}
-	if len(ins.all()) != 1 || len(prov.all()) != 1 || len(pubkey.all()) != 1 {
-		t.Fatalf("calls: insert %d, providerD %d, providerB key %d; want 1 each", len(ins.all()), len(prov.all()), len(pubkey.all()))
+	if ins.Count() != 1 || prov.Count() != 1 || pubkey.Count() != 1 {
+		t.Fatalf("calls: insert %d, providerD %d, providerB key %d; want 1 each", ins.Count(), prov.Count(), pubkey.Count())
 	}
-	c := ins.last(t)
-	if c.Body["providerDToken"] != "pd-jwe" || c.Body["providerBCse"] == nil || c.Body["save"] != true ||
-		c.Body["default"] != true || c.Body["first6Digits"] != "411111" || c.Body["last4Digits"] != "1111" ||
-		c.Body["expiryYear"] != 31.0 || c.Body["expiryMonth"] != 4.0 || c.Body["nickname"] != "n" {
-		t.Errorf("insert body = %v", c.Body)
+	body := ins.Last(t).Object(t)
+	if body["providerDToken"] != "pd-jwe" || body["providerBCse"] == nil || body["save"] != true ||
+		body["default"] != true || body["first6Digits"] != "411111" || body["last4Digits"] != "1111" ||
+		body["expiryYear"] != 31.0 || body["expiryMonth"] != 4.0 || body["nickname"] != "n" {
+		t.Errorf("insert body = %v", body)
 	}
-	if _, ok := c.Body["number"]; ok {
+	if _, ok := body["number"]; ok {
 		t.Error("card number sent to the service")
 	}
 }
@@ -74,12 +74,12 @@ func TestAddCardErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, mt := newMockService(t)
+			s, m := newMockService(t)
 			_, err := s.AddCard(context.Background(), tt.req)
 			if err == nil || (tt.want != nil && !errors.Is(err, tt.want)) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}
-			if n := mt.GetTotalCallCount(); n != 0 {
+			if n := m.Calls(); n != 0 {
 				t.Errorf("%d requests sent", n)
 			}
 		})

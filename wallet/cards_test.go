@@ -4,24 +4,25 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 )
 
-const walletJSON = `{"wallet":[
+var walletJSON = `{"wallet":[
 	{"cardId":1,"last4Digits":"1111","nickname":"old","cardTypeId":"1","cardStatusId":1,"default":true,"expiryMonth":"04","expiryYear":"29","gateways":{"providerA":false,"providerB":true,"providerC":false,"providerD":false,"providerE":false}},
 	{"cardId":2,"last4Digits":"4444","nickname":"new","cardTypeId":"2","cardStatusId":4,"default":false,"expiryMonth":"12","expiryYear":"30","gateways":{"providerA":false,"providerB":true,"providerC":false,"providerD":true,"providerE":false}}
 ],` + requestInfoJSON + `}`
 
 func TestInsertCard(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var rec recorder
-	mt.RegisterResponder(http.MethodPost, testBase+"v3/user/me/wallet/card/insert", rec.respond(t, 200, walletJSON))
+	s, m := newMockService(t)
+	rec := m.Reply(http.MethodPost, "v3/user/me/wallet/card/insert", 200, walletJSON)
 
 	cards, err := s.InsertCard(context.Background(), InsertCardRequest{
 		ExpiryMonth: 12, ExpiryYear: 30, First6Digits: "555555", Last4Digits: "4444",
@@ -30,15 +31,15 @@ func TestInsertCard(t *testing.T) {
 	if err != nil {
 		t.Fatalf("InsertCard: %v", err)
 	}
-	c := rec.last(t)
-	testMethodPath(t, c, http.MethodPost, "/prefix/v3/user/me/wallet/card/insert")
+	c := rec.Last(t)
+	sdktest.TestPath(t, c, http.MethodPost, "/prefix/v3/user/me/wallet/card/insert")
 	if got := c.Query["accessToken"]; len(got) != 1 || got[0] != testToken {
 		t.Errorf("accessToken = %v", got)
 	}
 	if c.Header.Get("Idempotency-Key") == "" || c.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("headers = %v", c.Header)
 	}
-	testBody(t, c, `{"expiryMonth":12,"expiryYear":30,"first6Digits":"555555","last4Digits":"4444",
+	sdktest.TestJSONBody(t, c, `{"expiryMonth":12,"expiryYear":30,"first6Digits":"555555","last4Digits":"4444",
 		"nickname":"new","save":false,"default":false,"providerBCse":"cse","providerDToken":"tok"}`)
 	want := []Card{
 		{CardID: 1, Last4Digits: "1111", Nickname: "old", CardTypeID: CardTypeNetwork1, CardStatusID: CardStatusLive, Default: true, ExpiryMonth: "04", ExpiryYear: "29", Gateways: Gateways{ProviderB: true}},
@@ -54,21 +55,18 @@ func TestInsertCard(t *testing.T) {
 
 func TestInsertCardOmitsEmptyTokens(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var rec recorder
-	mt.RegisterResponder(http.MethodPost, testBase+"v3/user/me/wallet/card/insert", rec.respond(t, 200, walletJSON))
+	s, m := newMockService(t)
+	rec := m.Reply(http.MethodPost, "v3/user/me/wallet/card/insert", 200, walletJSON)
 	if _, err := s.InsertCard(context.Background(), InsertCardRequest{ExpiryMonth: 1, ExpiryYear: 30, First6Digits: "411111", Last4Digits: "1111", Save: true, ProviderDToken: "t"}); err != nil {
 		t.Fatal(err)
 	}
-	testBody(t, rec.last(t), `{"expiryMonth":1,"expiryYear":30,"first6Digits":"411111","last4Digits":"1111","nickname":"","save":true,"default":false,"providerDToken":"t"}`)
+	sdktest.TestJSONBody(t, rec.Last(t), `{"expiryMonth":1,"expiryYear":30,"first6Digits":"411111","last4Digits":"1111","nickname":"","save":true,"default":false,"providerDToken":"t"}`)
 }
 
 func TestInsertCardValidationError(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var rec recorder
-	mt.RegisterResponder(http.MethodPost, testBase+"v3/user/me/wallet/card/insert",
-		rec.respond(t, 400, errorBody(client.CodeValidation, `{"first6Digits":"must be 6 digits","providerBCse":"one of providerBCse or providerDToken is required"}`)))
+	s, m := newMockService(t)
+	m.Reply(http.MethodPost, "v3/user/me/wallet/card/insert", 400, sdktest.ErrorBody(client.CodeValidation, `{"first6Digits":"must be 6 digits","providerBCse":"one of providerBCse or providerDToken is required"}`))
 	_, err := s.InsertCard(context.Background(), InsertCardRequest{})
 	var apiErr *client.APIError
 	if !errors.Is(err, client.ErrValidation) || !errors.As(err, &apiErr) {
@@ -81,19 +79,18 @@ func TestInsertCardValidationError(t *testing.T) {
 
 func TestGetWallet(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var rec recorder
-	mt.RegisterResponder(http.MethodGet, testBase+"v1/user/me", rec.respond(t, 200, `{"user":{"userId":5,"userStatus":1,
+	s, m := newMockService(t)
+	rec := m.Reply(http.MethodGet, "v1/user/me", 200, `{"user":{"userId":5,"userStatus":1,
 		"dateCreated":1700000000,"lastUpdated":1700000100,"defaultCardId":1,"wallet":[
-		{"cardId":1,"last4Digits":"1111","nickname":"","cardTypeId":"7","cardStatusId":42,"default":true,"expiryMonth":"04","expiryYear":"29","gateways":{"providerB":true}}]},`+requestInfoJSON+`}`))
+		{"cardId":1,"last4Digits":"1111","nickname":"","cardTypeId":"7","cardStatusId":42,"default":true,"expiryMonth":"04","expiryYear":"29","gateways":{"providerB":true}}]},`+requestInfoJSON+`}`)
 
 	u, err := s.GetWallet(context.Background(), client.WithAccessToken("other-user"))
 	if err != nil {
 		t.Fatalf("GetWallet: %v", err)
 	}
-	c := rec.last(t)
-	testMethodPath(t, c, http.MethodGet, "/prefix/v1/user/me")
-	if d := cmp.Diff(map[string][]string{"scope": {"wallet"}, "accessToken": {"other-user"}}, c.Query); d != "" {
+	c := rec.Last(t)
+	sdktest.TestPath(t, c, http.MethodGet, "/prefix/v1/user/me")
+	if d := cmp.Diff(url.Values{"scope": {"wallet"}, "accessToken": {"other-user"}}, c.Query); d != "" {
 		t.Errorf("query (-want +got):\n%s", d)
 	}
 	want := User{
@@ -117,12 +114,12 @@ func TestGetWallet(t *testing.T) {
 
 func TestNoCredentialSendsNothing(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
+	s, m := newMockService(t)
 	_, err := s.GetWallet(context.Background(), client.WithAccessToken(""))
 	if !errors.Is(err, client.ErrNoCredential) {
 		t.Fatalf("err = %v, want ErrNoCredential", err)
 	}
-	if n := mt.GetTotalCallCount(); n != 0 {
+	if n := m.Calls(); n != 0 {
 		t.Errorf("%d requests sent", n)
 	}
 }

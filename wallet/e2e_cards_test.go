@@ -32,8 +32,8 @@ func TestE2EAddCard(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			u := newUser(t, env)
-			got, err := u.w.AddCard(t.Context(), wallet.AddCardRequest{Card: card(visaNumber), Providers: tt.providers, Nickname: "work"})
+			u := env.NewDiner(t)
+			got, err := u.Wallet.AddCard(t.Context(), wallet.AddCardRequest{Card: refservertest.Card(visaNumber), Providers: tt.providers, Nickname: "work"})
 			if err != nil {
 				t.Fatalf("AddCard: %v", err)
 			}
@@ -42,12 +42,12 @@ func TestE2EAddCard(t *testing.T) {
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("card (-want +got):\n%s", d)
 			}
-			usr, err := u.w.GetWallet(t.Context())
+			usr, err := u.Wallet.GetWallet(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}
 			// Both tokens in one insert make one entry.
-			if len(usr.Wallet) != 1 || usr.DefaultCardID != got.CardID || usr.UserID != u.id {
+			if len(usr.Wallet) != 1 || usr.DefaultCardID != got.CardID || usr.UserID != u.UserID {
 				t.Errorf("wallet = %+v, want the one card as default", usr)
 			}
 		})
@@ -55,17 +55,17 @@ func TestE2EAddCard(t *testing.T) {
 
 	t.Run("one entry per tokenisation event", func(t *testing.T) {
 		t.Parallel()
-		u := newUser(t, env)
-		d := card(visaNumber)
-		b, err := u.w.AddCard(t.Context(), wallet.AddCardRequest{Card: d, Providers: []wallet.Gateway{wallet.ProviderB}})
+		u := env.NewDiner(t)
+		d := refservertest.Card(visaNumber)
+		b, err := u.Wallet.AddCard(t.Context(), wallet.AddCardRequest{Card: d, Providers: []wallet.Gateway{wallet.ProviderB}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		dc, err := u.w.AddCard(t.Context(), wallet.AddCardRequest{Card: d, Providers: []wallet.Gateway{wallet.ProviderD}, Default: true})
+		dc, err := u.Wallet.AddCard(t.Context(), wallet.AddCardRequest{Card: d, Providers: []wallet.Gateway{wallet.ProviderD}, Default: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		usr, err := u.w.GetWallet(t.Context())
+		usr, err := u.Wallet.GetWallet(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +87,7 @@ func TestE2EAddCard(t *testing.T) {
 			t.Errorf("default = %d, want %d", usr.DefaultCardID, dc.CardID)
 		}
 		// A third card without default: true leaves the default alone.
-		third, err := u.w.AddCard(t.Context(), wallet.AddCardRequest{Card: card(mcNumber), Providers: []wallet.Gateway{wallet.ProviderB}})
+		third, err := u.Wallet.AddCard(t.Context(), wallet.AddCardRequest{Card: refservertest.Card(mcNumber), Providers: []wallet.Gateway{wallet.ProviderB}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,8 +98,8 @@ func TestE2EAddCard(t *testing.T) {
 
 	t.Run("temporary card", func(t *testing.T) {
 		t.Parallel()
-		u := newUser(t, env)
-		c, err := u.w.AddCard(t.Context(), wallet.AddCardRequest{Card: card(visaNumber), Providers: []wallet.Gateway{wallet.ProviderD}, Temporary: true})
+		u := env.NewDiner(t)
+		c, err := u.Wallet.AddCard(t.Context(), wallet.AddCardRequest{Card: refservertest.Card(visaNumber), Providers: []wallet.Gateway{wallet.ProviderD}, Temporary: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,12 +110,12 @@ func TestE2EAddCard(t *testing.T) {
 
 	t.Run("card types from the BIN", func(t *testing.T) {
 		t.Parallel()
-		u := newUser(t, env)
+		u := env.NewDiner(t)
 		for number, want := range map[string]wallet.CardType{
 			visaNumber: wallet.CardTypeNetwork1, mcNumber: wallet.CardTypeNetwork2, mc2Number: wallet.CardTypeNetwork2,
 			amexNumber: wallet.CardTypeNetwork3, otherNumber: wallet.CardTypeUnknown,
 		} {
-			c, err := u.w.AddCard(t.Context(), wallet.AddCardRequest{Card: card(number), Providers: []wallet.Gateway{wallet.ProviderB}})
+			c, err := u.Wallet.AddCard(t.Context(), wallet.AddCardRequest{Card: refservertest.Card(number), Providers: []wallet.Gateway{wallet.ProviderB}})
 			if err != nil {
 				t.Fatalf("%s: %v", number[:6], err)
 			}
@@ -127,8 +127,8 @@ func TestE2EAddCard(t *testing.T) {
 
 	t.Run("validation names every failing field", func(t *testing.T) {
 		t.Parallel()
-		u := newUser(t, env)
-		_, err := u.w.InsertCard(t.Context(), wallet.InsertCardRequest{
+		u := env.NewDiner(t)
+		_, err := u.Wallet.InsertCard(t.Context(), wallet.InsertCardRequest{
 			ExpiryMonth: 13, ExpiryYear: 30, First6Digits: "41111", Last4Digits: "11a1",
 			Nickname: strings.Repeat("n", 51), Save: true,
 		})
@@ -146,7 +146,7 @@ func TestE2EAddCard(t *testing.T) {
 
 		// Missing fields are named too.
 		var apiErr *client.APIError
-		_, err = u.c.Do(t.Context(), &client.Request{Method: http.MethodPost, Path: "v3/user/me/wallet/card/insert",
+		_, err = u.Client.Do(t.Context(), &client.Request{Method: http.MethodPost, Path: "v3/user/me/wallet/card/insert",
 			Body: map[string]any{"providerDToken": "x"}, Auth: client.AuthAccessToken}, nil)
 		if !errors.As(err, &apiErr) {
 			t.Fatal(err)
@@ -160,16 +160,16 @@ func TestE2EAddCard(t *testing.T) {
 
 	t.Run("expired card", func(t *testing.T) {
 		t.Parallel()
-		u := newUser(t, env)
-		d := card(visaNumber)
+		u := env.NewDiner(t)
+		d := refservertest.Card(visaNumber)
 		d.ExpiryYear = (time.Now().UTC().Year() - 1) % 100
-		_, err := u.w.TokeniseProviderD(t.Context(), d)
+		_, err := u.Wallet.TokeniseProviderD(t.Context(), d)
 		if fe := fieldErrors(t, err); fe["expiryYear"] != "the card has expired" {
 			t.Errorf("provider field errors = %v", fe)
 		}
 		ins := insertFor(d)
 		ins.ProviderDToken = "x"
-		_, err = u.w.InsertCard(t.Context(), ins)
+		_, err = u.Wallet.InsertCard(t.Context(), ins)
 		if fe := fieldErrors(t, err); fe["expiryYear"] != "the card has expired" {
 			t.Errorf("insert field errors = %v", fe)
 		}
@@ -177,23 +177,23 @@ func TestE2EAddCard(t *testing.T) {
 
 	t.Run("body must match the tokenised card", func(t *testing.T) {
 		t.Parallel()
-		u := newUser(t, env)
-		d := card(visaNumber)
-		cse, err := u.w.ProviderBCSE(t.Context(), d)
+		u := env.NewDiner(t)
+		d := refservertest.Card(visaNumber)
+		cse, err := u.Wallet.ProviderBCSE(t.Context(), d)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ins := insertFor(d)
 		ins.ProviderBCse = cse
 		ins.First6Digits, ins.Last4Digits = "555555", "4444"
-		_, err = u.w.InsertCard(t.Context(), ins)
+		_, err = u.Wallet.InsertCard(t.Context(), ins)
 		want := map[string]string{"first6Digits": "does not match the tokenised card", "last4Digits": "does not match the tokenised card"}
 		if d := cmp.Diff(want, fieldErrors(t, err)); d != "" {
 			t.Errorf("(-want +got):\n%s", d)
 		}
 		ins = insertFor(d)
 		ins.ProviderBCse = "not.a.jwe.at.all"
-		_, err = u.w.InsertCard(t.Context(), ins)
+		_, err = u.Wallet.InsertCard(t.Context(), ins)
 		if fe := fieldErrors(t, err); fe["providerBCse"] != "cannot be decrypted with providerB's key" {
 			t.Errorf("bad CSE: %v", fe)
 		}
@@ -201,8 +201,8 @@ func TestE2EAddCard(t *testing.T) {
 
 	t.Run("card status admin", func(t *testing.T) {
 		t.Parallel()
-		u := newUser(t, env)
-		c, err := u.w.AddCard(t.Context(), wallet.AddCardRequest{Card: card(visaNumber), Providers: []wallet.Gateway{wallet.ProviderB}})
+		u := env.NewDiner(t)
+		c, err := u.Wallet.AddCard(t.Context(), wallet.AddCardRequest{Card: refservertest.Card(visaNumber), Providers: []wallet.Gateway{wallet.ProviderB}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,7 +211,7 @@ func TestE2EAddCard(t *testing.T) {
 		if st := env.AdminDo(t, http.MethodPost, path, map[string]any{"cardStatusId": 5}, &out); st != 200 || len(out) != 0 {
 			t.Fatalf("set status: %d %v", st, out)
 		}
-		usr, _ := u.w.GetWallet(t.Context())
+		usr, _ := u.Wallet.GetWallet(t.Context())
 		if usr.Wallet[0].CardStatusID != wallet.CardStatusBlockedFraud {
 			t.Errorf("status = %s", usr.Wallet[0].CardStatusID)
 		}

@@ -8,10 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
-	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
@@ -27,72 +25,9 @@ const (
 	declineNumber = "4000000000000002"
 )
 
-// testCVCs are the CVCs used end to end; the secret scans look for them.
-var testCVCs = []string{"739", "8264"}
-
-// card returns test card details expiring in three years.
-func card(number string) wallet.CardDetails {
-	cvc := testCVCs[0]
-	if len(number) == 15 {
-		cvc = testCVCs[1] // the third network's cards have 4-digit codes
-	}
-	return wallet.CardDetails{
-		Number: number, CVC: cvc, ExpiryMonth: 7,
-		ExpiryYear: (time.Now().UTC().Year() + 3) % 100, HolderName: "E2E Diner",
-	}
-}
-
-// user is a fresh sandbox user with a wallet service trusting the
-// sandbox CA for the provider calls.
-type user struct {
-	id    int64
-	token string
-	c     *client.Client
-	w     *wallet.Service
-}
-
-func newUser(t *testing.T, env *refservertest.Env) user {
-	t.Helper()
-	id, tok := env.NewUser(t)
-	c := env.Client(t, client.WithAccessToken(tok))
-	return user{id: id, token: tok, c: c, w: wallet.NewService(c, wallet.WithProviderRootCAs(env.RootCAs))}
-}
-
-// location is a sandbox location and its POS's push-pull service.
-type location struct {
-	id  int64
-	gw  wallet.Gateway
-	pos *possync.Service
-}
-
-func newLocation(t *testing.T, env *refservertest.Env, name string, gw wallet.Gateway) location {
-	t.Helper()
-	id, posToken := env.NewLocation(t, name, string(gw))
-	return location{id: id, gw: gw, pos: possync.NewService(env.Client(t, client.WithAccessToken(posToken)))}
-}
-
-// heartbeat marks the location online.
-func (l location) heartbeat(t *testing.T) {
-	t.Helper()
-	if _, err := l.pos.Heartbeat(t.Context(), l.id); err != nil {
-		t.Fatalf("heartbeat: %v", err)
-	}
-}
-
-// pushCheck pushes an open check with the given outstanding amount.
-func (l location) pushCheck(t *testing.T, checkNumber int64, outstanding string) {
-	t.Helper()
-	amt := client.MustParseMoney(outstanding)
-	_, err := l.pos.PushCheck(t.Context(), &possync.Check{
-		TableNumber: 4, CheckNumber: checkNumber, LocationID: l.id, StaffID: "s1", Guests: 2,
-		Status: possync.CheckOpen, TotalAmount: amt, OutstandingAmount: amt,
-		MenuItems: []possync.MenuItem{{ID: 1, Name: "Stew", Quantity: 1, Price: amt, PriceSold: amt,
-			Category: possync.Category{Name: "Mains"}}},
-	})
-	if err != nil {
-		t.Fatalf("push check: %v", err)
-	}
-}
+// testCVCs are the CVCs of the test cards (refservertest.Card); the secret
+// scans look for them.
+var testCVCs = []string{refservertest.Card(visaNumber).CVC, refservertest.Card(amexNumber).CVC}
 
 // tokenise posts card data to providerD's endpoint at url by hand, the way
 // TokeniseProviderD does but with any keyId, and returns the status and

@@ -38,29 +38,29 @@ func TestE2EOpenAPIConformance(t *testing.T) {
 	w := wallet.NewService(c, wallet.WithProviderRootCAs(env.RootCAs))
 	ctx := t.Context()
 
-	loc := newLocation(t, env, "Quay", wallet.ProviderD)
-	loc.heartbeat(t)
-	loc.pushCheck(t, 1, "20.00")
+	loc := env.NewVenue(t, refservertest.VenueConfig{Name: "Quay", Gateway: wallet.ProviderD})
+	loc.Heartbeat(t)
+	loc.PushCheck(t, loc.OpenCheck(1, "20.00"))
 
-	cb, err := w.AddCard(ctx, wallet.AddCardRequest{Card: card(visaNumber), Providers: []wallet.Gateway{wallet.ProviderB, wallet.ProviderD}, Nickname: "n"})
+	cb, err := w.AddCard(ctx, wallet.AddCardRequest{Card: refservertest.Card(visaNumber), Providers: []wallet.Gateway{wallet.ProviderB, wallet.ProviderD}, Nickname: "n"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cB, err := w.AddCard(ctx, wallet.AddCardRequest{Card: card(mcNumber), Providers: []wallet.Gateway{wallet.ProviderB}, Temporary: true})
+	cB, err := w.AddCard(ctx, wallet.AddCardRequest{Card: refservertest.Card(mcNumber), Providers: []wallet.Gateway{wallet.ProviderB}, Temporary: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.GetWallet(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.GetLocation(ctx, loc.id); err != nil {
+	if _, err := w.GetLocation(ctx, loc.ID); err != nil {
 		t.Fatal(err)
 	}
 	f := env.Fixtures(t)
 	if _, err := w.GetLocation(ctx, f.Locations[0].LocationID); err != nil {
 		t.Fatal(err)
 	}
-	p, err := w.CreatePayment(ctx, wallet.CreatePaymentRequest{LocationID: loc.id, CheckNumber: 1, CardID: cb.CardID,
+	p, err := w.CreatePayment(ctx, wallet.CreatePaymentRequest{LocationID: loc.ID, CheckNumber: 1, CardID: cb.CardID,
 		Amount: client.MustParseMoney("5.00"), Tip: client.MustParseMoney("0.50")})
 	if err != nil {
 		t.Fatal(err)
@@ -69,14 +69,16 @@ func TestE2EOpenAPIConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Error answers are checked too.
-	_, err = w.CreatePayment(ctx, wallet.CreatePaymentRequest{LocationID: loc.id, CheckNumber: 1, CardID: cB.CardID, Amount: client.MustParseMoney("1.00")})
+	_, err = w.CreatePayment(ctx, wallet.CreatePaymentRequest{LocationID: loc.ID, CheckNumber: 1, CardID: cB.CardID, Amount: client.MustParseMoney("1.00")})
 	if !errors.Is(err, client.ErrCardNotTokenised) {
 		t.Fatalf("err = %v", err)
 	}
 	if _, err := w.PayWithRecovery(ctx, wallet.RecoveryRequest{
-		Payment:        wallet.CreatePaymentRequest{LocationID: loc.id, CheckNumber: 1, CardID: cB.CardID, Amount: client.MustParseMoney("1.00")},
+		Payment:        wallet.CreatePaymentRequest{LocationID: loc.ID, CheckNumber: 1, CardID: cB.CardID, Amount: client.MustParseMoney("1.00")},
 		IdempotencyKey: "openapi",
-		CardDetails:    func(context.Context, wallet.Gateway) (wallet.CardDetails, error) { return card(mcNumber), nil },
+		CardDetails: func(context.Context, wallet.Gateway) (wallet.CardDetails, error) {
+			return refservertest.Card(mcNumber), nil
+		},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func TestE2EOpenAPIConformance(t *testing.T) {
 		Body: map[string]int{"cardStatusId": 2}, Auth: client.AuthAdminKey}, nil); err != nil {
 		t.Fatal(err)
 	}
-	_, err = w.CreatePayment(ctx, wallet.CreatePaymentRequest{LocationID: loc.id, CheckNumber: 1, CardID: cB.CardID, Amount: client.MustParseMoney("1.00")})
+	_, err = w.CreatePayment(ctx, wallet.CreatePaymentRequest{LocationID: loc.ID, CheckNumber: 1, CardID: cB.CardID, Amount: client.MustParseMoney("1.00")})
 	if !errors.Is(err, client.ErrCardNotUsable) {
 		t.Fatalf("err = %v", err)
 	}

@@ -18,18 +18,18 @@ import (
 // provider.
 type payEnv struct {
 	env        *refservertest.Env
-	locB, locD location
+	locB, locD *refservertest.Venue
 }
 
 func newPayEnv(t *testing.T) payEnv {
 	t.Helper()
 	env := refservertest.Start(t)
 	p := payEnv{env: env,
-		locB: newLocation(t, env, "Harbour Kitchen", wallet.ProviderB),
-		locD: newLocation(t, env, "Quay Bistro", wallet.ProviderD),
+		locB: env.NewVenue(t, refservertest.VenueConfig{Name: "Harbour Kitchen", Gateway: wallet.ProviderB}),
+		locD: env.NewVenue(t, refservertest.VenueConfig{Name: "Quay Bistro", Gateway: wallet.ProviderD}),
 	}
-	p.locB.heartbeat(t)
-	p.locD.heartbeat(t)
+	p.locB.Heartbeat(t)
+	p.locD.Heartbeat(t)
 	return p
 }
 
@@ -53,26 +53,18 @@ func TestE2EPayments(t *testing.T) {
 	pe := newPayEnv(t)
 	env := pe.env
 
-	addCard := func(t *testing.T, u user, number string, gw ...wallet.Gateway) wallet.Card {
-		t.Helper()
-		c, err := u.w.AddCard(t.Context(), wallet.AddCardRequest{Card: card(number), Providers: gw})
-		if err != nil {
-			t.Fatalf("AddCard: %v", err)
-		}
-		return c
-	}
-	pay := func(loc location, check, cardID int64, amount string) wallet.CreatePaymentRequest {
-		return wallet.CreatePaymentRequest{LocationID: loc.id, CheckNumber: check, CardID: cardID,
+	pay := func(loc *refservertest.Venue, check, cardID int64, amount string) wallet.CreatePaymentRequest {
+		return wallet.CreatePaymentRequest{LocationID: loc.ID, CheckNumber: check, CardID: cardID,
 			Amount: client.MustParseMoney(amount), Tip: client.MustParseMoney("1.00")}
 	}
 
 	t.Run("pay, poll, accept", func(t *testing.T) {
 		t.Parallel()
-		u := newUser(t, env)
-		c := addCard(t, u, visaNumber, wallet.ProviderB)
+		u := env.NewDiner(t)
+		c := u.AddCard(t, visaNumber, wallet.ProviderB)
 		check := nextCheck()
-		pe.locB.pushCheck(t, check, "30.00")
-		p, err := u.w.CreatePayment(t.Context(), pay(pe.locB, check, c.CardID, "12.50"))
+		pe.locB.PushCheck(t, pe.locB.OpenCheck(check, "30.00"))
+		p, err := u.Wallet.CreatePayment(t.Context(), pay(pe.locB, check, c.CardID, "12.50"))
 		if err != nil {
 			t.Fatalf("CreatePayment: %v", err)
 		}
@@ -80,7 +72,7 @@ func TestE2EPayments(t *testing.T) {
 			p.CardID != c.CardID || p.BillID == "" || p.CreatedAt.IsZero() {
 			t.Errorf("payment = %+v", p)
 		}
-		polled, err := pe.locB.pos.Payments(t.Context(), pe.locB.id)
+		polled, err := pe.locB.POS.Payments(t.Context(), pe.locB.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,10 +83,10 @@ func TestE2EPayments(t *testing.T) {
 		if !found {
 			t.Errorf("payment %d not in the POS poll: %+v", p.PaymentID, polled)
 		}
-		if _, err := pe.locB.pos.AcceptPayment(t.Context(), p.PaymentID); err != nil {
+		if _, err := pe.locB.POS.AcceptPayment(t.Context(), p.PaymentID); err != nil {
 			t.Fatal(err)
 		}
-		got, err := u.w.GetPayment(t.Context(), p.PaymentID)
+		got, err := u.Wallet.GetPayment(t.Context(), p.PaymentID)
 		if err != nil || got.Status != wallet.PaymentAccepted || got.PaymentID != p.PaymentID {
 			t.Errorf("GetPayment = %+v, %v", got, err)
 		}
@@ -102,33 +94,33 @@ func TestE2EPayments(t *testing.T) {
 
 	t.Run("same idempotency key pays once", func(t *testing.T) {
 		t.Parallel()
-		u := newUser(t, env)
-		c := addCard(t, u, visaNumber, wallet.ProviderD)
+		u := env.NewDiner(t)
+		c := u.AddCard(t, visaNumber, wallet.ProviderD)
 		check := nextCheck()
-		pe.locD.pushCheck(t, check, "20.00")
+		pe.locD.PushCheck(t, pe.locD.OpenCheck(check, "20.00"))
 		req := pay(pe.locD, check, c.CardID, "20.00")
-		p1, err := u.w.CreatePayment(t.Context(), req, client.WithIdempotencyKey("table-4-pay"))
+		p1, err := u.Wallet.CreatePayment(t.Context(), req, client.WithIdempotencyKey("table-4-pay"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		p2, err := u.w.CreatePayment(t.Context(), req, client.WithIdempotencyKey("table-4-pay"))
+		p2, err := u.Wallet.CreatePayment(t.Context(), req, client.WithIdempotencyKey("table-4-pay"))
 		if err != nil || p2.PaymentID != p1.PaymentID {
 			t.Errorf("replay = %+v, %v; want payment %d", p2, err, p1.PaymentID)
 		}
 		// The whole outstanding is pending now: a new key cannot pay again.
-		if _, err := u.w.CreatePayment(t.Context(), req); !errors.Is(err, client.ErrAmountExceedsOutstanding) {
+		if _, err := u.Wallet.CreatePayment(t.Context(), req); !errors.Is(err, client.ErrAmountExceedsOutstanding) {
 			t.Errorf("second payment: %v, want 409002", err)
 		}
 	})
 
 	t.Run("404006 then recovery", func(t *testing.T) {
 		t.Parallel()
-		u := newUser(t, env)
-		c := addCard(t, u, visaNumber, wallet.ProviderB)
+		u := env.NewDiner(t)
+		c := u.AddCard(t, visaNumber, wallet.ProviderB)
 		check := nextCheck()
-		pe.locD.pushCheck(t, check, "40.00")
+		pe.locD.PushCheck(t, pe.locD.OpenCheck(check, "40.00"))
 		req := pay(pe.locD, check, c.CardID, "15.00")
-		_, err := u.w.CreatePayment(t.Context(), req)
+		_, err := u.Wallet.CreatePayment(t.Context(), req)
 		if !errors.Is(err, client.ErrCardNotTokenised) {
 			t.Fatalf("err = %v, want 404006", err)
 		}
@@ -143,10 +135,10 @@ func TestE2EPayments(t *testing.T) {
 			Payment: req, IdempotencyKey: "check-" + strconv.FormatInt(check, 10),
 			CardDetails: func(_ context.Context, gw wallet.Gateway) (wallet.CardDetails, error) {
 				asked++
-				return card(visaNumber), nil
+				return refservertest.Card(visaNumber), nil
 			},
 		}
-		p, err := u.w.PayWithRecovery(t.Context(), rr)
+		p, err := u.Wallet.PayWithRecovery(t.Context(), rr)
 		if err != nil {
 			t.Fatalf("PayWithRecovery: %v", err)
 		}
@@ -155,11 +147,11 @@ func TestE2EPayments(t *testing.T) {
 		}
 		// Running it again (a crash after paying, then a re-run) pays
 		// nothing new and adds no card.
-		p2, err := u.w.PayWithRecovery(t.Context(), rr)
+		p2, err := u.Wallet.PayWithRecovery(t.Context(), rr)
 		if err != nil || p2.PaymentID != p.PaymentID {
 			t.Errorf("re-run = %+v, %v; want payment %d again", p2, err, p.PaymentID)
 		}
-		usr, _ := u.w.GetWallet(t.Context())
+		usr, _ := u.Wallet.GetWallet(t.Context())
 		if len(usr.Wallet) != 2 || asked != 1 {
 			t.Errorf("wallet has %d entries and details were asked %d times; want 2 and 1", len(usr.Wallet), asked)
 		}
@@ -167,27 +159,27 @@ func TestE2EPayments(t *testing.T) {
 
 	t.Run("errors", func(t *testing.T) {
 		t.Parallel()
-		u := newUser(t, env)
-		other := newUser(t, env)
-		cB := addCard(t, u, visaNumber, wallet.ProviderB)
-		otherCard := addCard(t, other, visaNumber, wallet.ProviderB)
-		declined := addCard(t, u, declineNumber, wallet.ProviderB, wallet.ProviderD)
-		cancelled := addCard(t, u, mcNumber, wallet.ProviderB)
+		u := env.NewDiner(t)
+		other := env.NewDiner(t)
+		cB := u.AddCard(t, visaNumber, wallet.ProviderB)
+		otherCard := other.AddCard(t, visaNumber, wallet.ProviderB)
+		declined := u.AddCard(t, declineNumber, wallet.ProviderB, wallet.ProviderD)
+		cancelled := u.AddCard(t, mcNumber, wallet.ProviderB)
 		if st := env.AdminDo(t, http.MethodPost, "/sandbox/cards/"+strconv.FormatInt(cancelled.CardID, 10)+"/status",
 			map[string]any{"cardStatusId": int(wallet.CardStatusUserCancelled)}, nil); st != 200 {
 			t.Fatalf("set status: %d", st)
 		}
-		offline := newLocation(t, env, "Closed Cafe", wallet.ProviderB) // no heartbeat
+		offline := env.NewVenue(t, refservertest.VenueConfig{Name: "Closed Cafe", Gateway: wallet.ProviderB}) // no heartbeat
 		check := nextCheck()
-		pe.locB.pushCheck(t, check, "10.00")
-		offline.pushCheck(t, check, "10.00")
+		pe.locB.PushCheck(t, pe.locB.OpenCheck(check, "10.00"))
+		offline.PushCheck(t, offline.OpenCheck(check, "10.00"))
 
 		tests := []struct {
 			name string
 			req  wallet.CreatePaymentRequest
 			want error
 		}{
-			{"unknown location", pay(location{id: 999999}, check, cB.CardID, "1.00"), client.ErrNotFound},
+			{"unknown location", pay(&refservertest.Venue{ID: 999999}, check, cB.CardID, "1.00"), client.ErrNotFound},
 			{"unknown check", pay(pe.locB, 999999, cB.CardID, "1.00"), client.ErrNotFound},
 			{"unknown card", pay(pe.locB, check, 999999, "1.00"), client.ErrNotFound},
 			{"another user's card", pay(pe.locB, check, otherCard.CardID, "1.00"), client.ErrNotFound},
@@ -199,35 +191,35 @@ func TestE2EPayments(t *testing.T) {
 			{"zero amount", pay(pe.locB, check, cB.CardID, "0"), client.ErrValidation},
 		}
 		for _, tt := range tests {
-			_, err := u.w.CreatePayment(t.Context(), tt.req)
+			_, err := u.Wallet.CreatePayment(t.Context(), tt.req)
 			if !errors.Is(err, tt.want) {
 				t.Errorf("%s: err = %v, want %v", tt.name, err, tt.want)
 			}
 		}
 
 		// Pending payments count against the outstanding amount.
-		if _, err := u.w.CreatePayment(t.Context(), pay(pe.locB, check, cB.CardID, "6.00")); err != nil {
+		if _, err := u.Wallet.CreatePayment(t.Context(), pay(pe.locB, check, cB.CardID, "6.00")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := u.w.CreatePayment(t.Context(), pay(pe.locB, check, cB.CardID, "4.01")); !errors.Is(err, client.ErrAmountExceedsOutstanding) {
+		if _, err := u.Wallet.CreatePayment(t.Context(), pay(pe.locB, check, cB.CardID, "4.01")); !errors.Is(err, client.ErrAmountExceedsOutstanding) {
 			t.Errorf("over outstanding minus pending: %v", err)
 		}
-		p, err := u.w.CreatePayment(t.Context(), pay(pe.locB, check, cB.CardID, "4.00"))
+		p, err := u.Wallet.CreatePayment(t.Context(), pay(pe.locB, check, cB.CardID, "4.00"))
 		if err != nil {
 			t.Fatalf("exactly the rest: %v", err)
 		}
 		// Another user's payment is not found.
-		if _, err := other.w.GetPayment(t.Context(), p.PaymentID); !errors.Is(err, client.ErrNotFound) {
+		if _, err := other.Wallet.GetPayment(t.Context(), p.PaymentID); !errors.Is(err, client.ErrNotFound) {
 			t.Errorf("another user's payment: %v", err)
 		}
-		if _, err := u.w.GetPayment(t.Context(), 999999); !errors.Is(err, client.ErrNotFound) {
+		if _, err := u.Wallet.GetPayment(t.Context(), 999999); !errors.Is(err, client.ErrNotFound) {
 			t.Errorf("unknown payment: %v", err)
 		}
 	})
 
 	t.Run("body validation", func(t *testing.T) {
 		t.Parallel()
-		u := newUser(t, env)
+		u := env.NewDiner(t)
 		tests := []struct {
 			body string
 			want map[string]string
@@ -237,7 +229,7 @@ func TestE2EPayments(t *testing.T) {
 			{`{"amount":1}`, map[string]string{"locationId": "required", "checkNumber": "required", "cardId": "required", "tip": "required"}},
 		}
 		for _, tt := range tests {
-			_, err := u.c.Do(t.Context(), &client.Request{Method: http.MethodPost, Path: "payments/v1/payment",
+			_, err := u.Client.Do(t.Context(), &client.Request{Method: http.MethodPost, Path: "payments/v1/payment",
 				Body: json.RawMessage(tt.body), Auth: client.AuthAccessToken}, nil)
 			var apiErr *client.APIError
 			if !errors.As(err, &apiErr) || apiErr.Code != client.CodeValidation {
@@ -256,10 +248,10 @@ func TestE2EPayments(t *testing.T) {
 }
 
 // nextCheckPushed pushes a fresh check at loc and returns its number.
-func nextCheckPushed(t *testing.T, loc location) int64 {
+func nextCheckPushed(t *testing.T, loc *refservertest.Venue) int64 {
 	t.Helper()
 	n := nextCheck()
-	loc.pushCheck(t, n, "10.00")
+	loc.PushCheck(t, loc.OpenCheck(n, "10.00"))
 	return n
 }
 
@@ -268,10 +260,10 @@ func nextCheckPushed(t *testing.T, loc location) int64 {
 func TestE2ELocationOnline(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
-	loc := newLocation(t, env, "Harbour Kitchen", wallet.ProviderB)
-	u := newUser(t, env)
+	loc := env.NewVenue(t, refservertest.VenueConfig{Name: "Harbour Kitchen", Gateway: wallet.ProviderB})
+	u := env.NewDiner(t)
 
-	l, err := u.w.GetLocation(t.Context(), loc.id)
+	l, err := u.Wallet.GetLocation(t.Context(), loc.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,44 +271,44 @@ func TestE2ELocationOnline(t *testing.T) {
 		l.LocationPaymentDetails.Gateway != wallet.ProviderB || l.Name != "Harbour Kitchen" {
 		t.Errorf("before any heartbeat: %+v", l)
 	}
-	loc.heartbeat(t)
-	l, _ = u.w.GetLocation(t.Context(), loc.id)
+	loc.Heartbeat(t)
+	l, _ = u.Wallet.GetLocation(t.Context(), loc.ID)
 	if l.POSStatus != wallet.POSStatusOnline || l.LastHeartbeat == nil {
 		t.Errorf("after a heartbeat: %+v", l)
 	}
 	hb := l.LastHeartbeat.Time
 
-	c, err := u.w.AddCard(t.Context(), wallet.AddCardRequest{Card: card(visaNumber), Providers: []wallet.Gateway{wallet.ProviderB}})
+	c, err := u.Wallet.AddCard(t.Context(), wallet.AddCardRequest{Card: refservertest.Card(visaNumber), Providers: []wallet.Gateway{wallet.ProviderB}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	loc.pushCheck(t, 1, "10.00")
-	req := wallet.CreatePaymentRequest{LocationID: loc.id, CheckNumber: 1, CardID: c.CardID, Amount: client.MustParseMoney("1.00")}
+	loc.PushCheck(t, loc.OpenCheck(1, "10.00"))
+	req := wallet.CreatePaymentRequest{LocationID: loc.ID, CheckNumber: 1, CardID: c.CardID, Amount: client.MustParseMoney("1.00")}
 
 	// The virtual clock runs on real time plus an offset, so stay clear of
 	// the 6-minute edge by more than a slow test run could take.
 	env.AdvanceClock(t, 5*time.Minute+30*time.Second)
-	if l, _ = u.w.GetLocation(t.Context(), loc.id); l.POSStatus != wallet.POSStatusOnline {
+	if l, _ = u.Wallet.GetLocation(t.Context(), loc.ID); l.POSStatus != wallet.POSStatusOnline {
 		t.Errorf("5.5 minutes after the heartbeat: %s, want online", l.POSStatus)
 	}
 	env.AdvanceClock(t, 91*time.Second)
-	if l, _ = u.w.GetLocation(t.Context(), loc.id); l.POSStatus != wallet.POSStatusOffline || !l.LastHeartbeat.Time.Equal(hb) {
+	if l, _ = u.Wallet.GetLocation(t.Context(), loc.ID); l.POSStatus != wallet.POSStatusOffline || !l.LastHeartbeat.Time.Equal(hb) {
 		t.Errorf("7 minutes after the heartbeat: %+v", l)
 	}
-	if _, err := u.w.CreatePayment(t.Context(), req); !errors.Is(err, client.ErrLocationOffline) {
+	if _, err := u.Wallet.CreatePayment(t.Context(), req); !errors.Is(err, client.ErrLocationOffline) {
 		t.Errorf("payment while offline: %v", err)
 	}
-	loc.heartbeat(t)
-	if _, err := u.w.CreatePayment(t.Context(), req); err != nil {
+	loc.Heartbeat(t)
+	if _, err := u.Wallet.CreatePayment(t.Context(), req); err != nil {
 		t.Errorf("payment after a new heartbeat: %v", err)
 	}
 
-	if _, err := u.w.GetLocation(t.Context(), 999999); !errors.Is(err, client.ErrNotFound) {
+	if _, err := u.Wallet.GetLocation(t.Context(), 999999); !errors.Is(err, client.ErrNotFound) {
 		t.Errorf("unknown location: %v", err)
 	}
 	// The demo locations have a universal POS registered.
 	f := env.Fixtures(t)
-	demo, err := u.w.GetLocation(t.Context(), f.Locations[0].LocationID)
+	demo, err := u.Wallet.GetLocation(t.Context(), f.Locations[0].LocationID)
 	if err != nil || demo.UniversalPOS == nil {
 		t.Errorf("demo location: %+v, %v; want universalPos", demo, err)
 	}

@@ -22,47 +22,47 @@ func TestE2ENoCardDataStoredOrLogged(t *testing.T) {
 	env := refservertest.Start(t, func(cfg *refserver.Config) {
 		cfg.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
-	u := newUser(t, env)
+	u := env.NewDiner(t)
 	ctx := t.Context()
 	numbers := []string{visaNumber, mcNumber, amexNumber, declineNumber}
 
 	for _, n := range numbers {
-		if _, err := u.w.AddCard(ctx, wallet.AddCardRequest{Card: card(n), Providers: []wallet.Gateway{wallet.ProviderB, wallet.ProviderD}}); err != nil {
+		if _, err := u.Wallet.AddCard(ctx, wallet.AddCardRequest{Card: refservertest.Card(n), Providers: []wallet.Gateway{wallet.ProviderB, wallet.ProviderD}}); err != nil {
 			t.Fatalf("AddCard %s: %v", n[:6], err)
 		}
 	}
 	// Refused flows: a Luhn failure at the provider, a mismatching insert,
 	// an expired card.
-	k, err := u.w.ProviderDKeys(ctx)
+	k, err := u.Wallet.ProviderDKeys(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad := card(visaNumber)
+	bad := refservertest.Card(visaNumber)
 	bad.Number = "4111111111111129"
 	tokenise(t, env.HTTPSClient(), k.TokenisationURI, k.Key.KeyID, bad)
-	cse, err := u.w.ProviderBCSE(ctx, card(mcNumber))
+	cse, err := u.Wallet.ProviderBCSE(ctx, refservertest.Card(mcNumber))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ins := insertFor(card(visaNumber))
+	ins := insertFor(refservertest.Card(visaNumber))
 	ins.ProviderBCse = cse
-	if _, err := u.w.InsertCard(ctx, ins); err == nil {
+	if _, err := u.Wallet.InsertCard(ctx, ins); err == nil {
 		t.Fatal("mismatching insert accepted")
 	}
 	// Recovery, with the details supplied again.
-	loc := newLocation(t, env, "Quay", wallet.ProviderD)
-	locB := newLocation(t, env, "Harbour", wallet.ProviderB)
-	loc.heartbeat(t)
-	loc.pushCheck(t, 7, "50.00")
-	first, err := u.w.AddCard(ctx, wallet.AddCardRequest{Card: card(visaNumber), Providers: []wallet.Gateway{locB.gw}})
+	loc := env.NewVenue(t, refservertest.VenueConfig{Name: "Quay", Gateway: wallet.ProviderD})
+	locB := env.NewVenue(t, refservertest.VenueConfig{Name: "Harbour", Gateway: wallet.ProviderB})
+	loc.Heartbeat(t)
+	loc.PushCheck(t, loc.OpenCheck(7, "50.00"))
+	first, err := u.Wallet.AddCard(ctx, wallet.AddCardRequest{Card: refservertest.Card(visaNumber), Providers: []wallet.Gateway{locB.Gateway}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = u.w.PayWithRecovery(ctx, wallet.RecoveryRequest{
-		Payment:        wallet.CreatePaymentRequest{LocationID: loc.id, CheckNumber: 7, CardID: first.CardID, Amount: client.MustParseMoney("5.00")},
+	_, err = u.Wallet.PayWithRecovery(ctx, wallet.RecoveryRequest{
+		Payment:        wallet.CreatePaymentRequest{LocationID: loc.ID, CheckNumber: 7, CardID: first.CardID, Amount: client.MustParseMoney("5.00")},
 		IdempotencyKey: "secret-scan",
 		CardDetails: func(context.Context, wallet.Gateway) (wallet.CardDetails, error) {
-			return card(visaNumber), nil
+			return refservertest.Card(visaNumber), nil
 		},
 	})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 )
 
 func TestGetLocation(t *testing.T) {
@@ -39,15 +40,14 @@ func TestGetLocation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, mt := newMockService(t)
-			var rec recorder
-			mt.RegisterResponder(http.MethodGet, testBase+"v1/location/3", rec.respond(t, 200, tt.body))
+			s, m := newMockService(t)
+			rec := m.Reply(http.MethodGet, "v1/location/3", 200, tt.body)
 			got, err := s.GetLocation(context.Background(), 3)
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := rec.last(t)
-			testMethodPath(t, c, http.MethodGet, "/prefix/v1/location/3")
+			c := rec.Last(t)
+			sdktest.TestPath(t, c, http.MethodGet, "/prefix/v1/location/3")
 			if len(c.Query) != 0 {
 				t.Errorf("credential sent to a public endpoint: %v", c.Query)
 			}
@@ -60,9 +60,8 @@ func TestGetLocation(t *testing.T) {
 
 func TestGetLocationNotFound(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var rec recorder
-	mt.RegisterResponder(http.MethodGet, testBase+"v1/location/99", rec.respond(t, 404, errorBody(client.CodeNotFound, "")))
+	s, m := newMockService(t)
+	m.Reply(http.MethodGet, "v1/location/99", 404, sdktest.ErrorBody(client.CodeNotFound, ""))
 	if _, err := s.GetLocation(context.Background(), 99); !errors.Is(err, client.ErrNotFound) {
 		t.Fatalf("err = %v", err)
 	}

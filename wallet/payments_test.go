@@ -4,24 +4,25 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 )
 
 func paymentJSON(id, cardID int64, status string) string {
-	return `{"payment":{"paymentId":` + itoa(int(id)) + `,"locationId":3,"checkNumber":1042,"billId":"b-3-1042","cardId":` + itoa(int(cardID)) +
+	return `{"payment":{"paymentId":` + strconv.Itoa(int(id)) + `,"locationId":3,"checkNumber":1042,"billId":"b-3-1042","cardId":` + strconv.Itoa(int(cardID)) +
 		`,"amount":12.30,"tip":1.50,"status":"` + status + `","createdAt":1700000000},` + requestInfoJSON + `}`
 }
 
 func TestCreatePayment(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var rec recorder
-	mt.RegisterResponder(http.MethodPost, testBase+"payments/v1/payment", rec.respond(t, 201, paymentJSON(9, 2, "pending")))
+	s, m := newMockService(t)
+	rec := m.Reply(http.MethodPost, "payments/v1/payment", 201, paymentJSON(9, 2, "pending"))
 
 	p, err := s.CreatePayment(context.Background(), CreatePaymentRequest{
 		LocationID: 3, CheckNumber: 1042, CardID: 2,
@@ -30,14 +31,14 @@ func TestCreatePayment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := rec.last(t)
-	testMethodPath(t, c, http.MethodPost, "/prefix/payments/v1/payment")
+	c := rec.Last(t)
+	sdktest.TestPath(t, c, http.MethodPost, "/prefix/payments/v1/payment")
 	if c.Header.Get("Idempotency-Key") != "pay-1" {
 		t.Errorf("Idempotency-Key = %q", c.Header.Get("Idempotency-Key"))
 	}
 	// Money goes out as JSON numbers with two decimals.
-	if want := `{"locationId":3,"checkNumber":1042,"cardId":2,"amount":12.30,"tip":1.50}`; c.RawBody != want {
-		t.Errorf("body = %s, want %s", c.RawBody, want)
+	if want := `{"locationId":3,"checkNumber":1042,"cardId":2,"amount":12.30,"tip":1.50}`; string(c.Body) != want {
+		t.Errorf("body = %s, want %s", string(c.Body), want)
 	}
 	want := Payment{PaymentID: 9, LocationID: 3, CheckNumber: 1042, BillID: "b-3-1042", CardID: 2,
 		Amount: client.MustParseMoney("12.30"), Tip: client.MustParseMoney("1.50"), Status: PaymentPending,
@@ -55,9 +56,8 @@ func TestCreatePaymentErrors(t *testing.T) {
 	} {
 		t.Run(code.Message(), func(t *testing.T) {
 			t.Parallel()
-			s, mt := newMockService(t)
-			var rec recorder
-			mt.RegisterResponder(http.MethodPost, testBase+"payments/v1/payment", rec.respond(t, code.HTTPStatus(), errorBody(code, "")))
+			s, m := newMockService(t)
+			m.Reply(http.MethodPost, "payments/v1/payment", code.HTTPStatus(), sdktest.ErrorBody(code, ""))
 			_, err := s.CreatePayment(context.Background(), CreatePaymentRequest{LocationID: 1, CheckNumber: 1, CardID: 1, Amount: client.MoneyFromCents(1)})
 			if !errors.Is(err, code) {
 				t.Fatalf("err = %v, want code %d", err, code)
@@ -68,14 +68,13 @@ func TestCreatePaymentErrors(t *testing.T) {
 
 func TestGetPayment(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var rec recorder
-	mt.RegisterResponder(http.MethodGet, testBase+"payments/v1/payment/9", rec.respond(t, 200, paymentJSON(9, 2, "accepted")))
+	s, m := newMockService(t)
+	rec := m.Reply(http.MethodGet, "payments/v1/payment/9", 200, paymentJSON(9, 2, "accepted"))
 	p, err := s.GetPayment(context.Background(), 9)
 	if err != nil {
 		t.Fatal(err)
 	}
-	testMethodPath(t, rec.last(t), http.MethodGet, "/prefix/payments/v1/payment/9")
+	sdktest.TestPath(t, rec.Last(t), http.MethodGet, "/prefix/payments/v1/payment/9")
 	if p.Status != PaymentAccepted || p.Amount.String() != "12.30" {
 		t.Errorf("payment = %+v", p)
 	}

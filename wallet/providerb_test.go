@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 )
 
 func TestProviderBCSE(t *testing.T) {
@@ -20,16 +22,15 @@ func TestProviderBCSE(t *testing.T) {
 		t.Fatal(err)
 	}
 	jwk, _ := json.Marshal(NewJWK(&priv.PublicKey, "pb-1", "enc"))
-	s, mt := newMockService(t)
-	var rec recorder
-	mt.RegisterResponder(http.MethodGet, testBase+"sandbox/providerB/public-key", rec.respond(t, 200, `{"jwk":`+string(jwk)+`}`))
+	s, m := newMockService(t)
+	rec := m.Reply(http.MethodGet, "sandbox/providerB/public-key", 200, `{"jwk":`+string(jwk)+`}`)
 
 	cse, err := s.ProviderBCSE(context.Background(), testCard)
 	if err != nil {
 		t.Fatalf("ProviderBCSE: %v", err)
 	}
-	c := rec.last(t)
-	testMethodPath(t, c, http.MethodGet, "/prefix/sandbox/providerB/public-key")
+	c := rec.Last(t)
+	sdktest.TestPath(t, c, http.MethodGet, "/prefix/sandbox/providerB/public-key")
 	if len(c.Query) != 0 {
 		t.Errorf("public key request carries a query: %v", c.Query)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 )
 
 const providerURL = "https://provider.test/sandbox/providerD/tokenise"
@@ -23,14 +24,13 @@ var testCard = CardDetails{Number: testNumber, CVC: "987", ExpiryMonth: 4, Expir
 
 func TestProviderDKeys(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var rec recorder
-	mt.RegisterResponder(http.MethodGet, testBase+"v2/payment/providerD/keys", rec.respond(t, 200, keyJSON(providerURL)))
+	s, m := newMockService(t)
+	rec := m.Reply(http.MethodGet, "v2/payment/providerD/keys", 200, keyJSON(providerURL))
 	k, err := s.ProviderDKeys(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	testMethodPath(t, rec.last(t), http.MethodGet, "/prefix/v2/payment/providerD/keys")
+	sdktest.TestPath(t, rec.Last(t), http.MethodGet, "/prefix/v2/payment/providerD/keys")
 	want := ProviderDKey{Key: ProviderDKeyInfo{KeyID: "kid-1", JWK: JWK{Kty: "RSA", Use: "enc", Kid: "kid-1", N: "AQAB", E: "AQAB"}}, TokenisationURI: providerURL}
 	if k != want {
 		t.Errorf("key = %+v, want %+v", k, want)
@@ -39,10 +39,9 @@ func TestProviderDKeys(t *testing.T) {
 
 func TestTokeniseProviderD(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var keys, prov recorder
-	mt.RegisterResponder(http.MethodGet, testBase+"v2/payment/providerD/keys", keys.respond(t, 200, keyJSON(providerURL)))
-	mt.RegisterResponder(http.MethodPost, providerURL, prov.respond(t, 200, `{"token":"jwe.token.here"}`))
+	s, m := newMockService(t)
+	m.Reply(http.MethodGet, "v2/payment/providerD/keys", 200, keyJSON(providerURL))
+	prov := m.Reply(http.MethodPost, providerURL, 200, `{"token":"jwe.token.here"}`)
 
 	tok, err := s.TokeniseProviderD(context.Background(), testCard)
 	if err != nil {
@@ -51,13 +50,13 @@ func TestTokeniseProviderD(t *testing.T) {
 	if tok != "jwe.token.here" {
 		t.Errorf("token = %q", tok)
 	}
-	c := prov.last(t)
-	testMethodPath(t, c, http.MethodPost, "/sandbox/providerD/tokenise")
+	c := prov.Last(t)
+	sdktest.TestPath(t, c, http.MethodPost, "/sandbox/providerD/tokenise")
 	// Straight to the provider: no service credential goes with the card.
 	if len(c.Query) != 0 || c.Header.Get("Idempotency-Key") != "" {
 		t.Errorf("provider request carries service data: query %v headers %v", c.Query, c.Header)
 	}
-	testBody(t, c, `{"keyId":"kid-1","number":"4111111111111111","expiryMonth":4,"expiryYear":31,"cvc":"987"}`)
+	sdktest.TestJSONBody(t, c, `{"keyId":"kid-1","number":"4111111111111111","expiryMonth":4,"expiryYear":31,"cvc":"987"}`)
 }
 
 func TestTokeniseProviderDRefusesInsecureURI(t *testing.T) {
@@ -73,15 +72,14 @@ func TestTokeniseProviderDRefusesInsecureURI(t *testing.T) {
 	} {
 		t.Run(uri, func(t *testing.T) {
 			t.Parallel()
-			s, mt := newMockService(t)
-			var keys recorder
-			mt.RegisterResponder(http.MethodGet, testBase+"v2/payment/providerD/keys", keys.respond(t, 200, keyJSON(uri)))
+			s, m := newMockService(t)
+			m.Reply(http.MethodGet, "v2/payment/providerD/keys", 200, keyJSON(uri))
 			_, err := s.TokeniseProviderD(context.Background(), testCard)
 			if !errors.Is(err, ErrInsecureTokenisationURI) {
 				t.Fatalf("err = %v, want ErrInsecureTokenisationURI", err)
 			}
 			// Only the key request went out; the card went nowhere.
-			if n := mt.GetTotalCallCount(); n != 1 {
+			if n := m.Calls(); n != 1 {
 				t.Errorf("%d requests sent, want 1 (the key)", n)
 			}
 		})
@@ -90,10 +88,9 @@ func TestTokeniseProviderDRefusesInsecureURI(t *testing.T) {
 
 func TestTokeniseProviderDProviderError(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var keys, prov recorder
-	mt.RegisterResponder(http.MethodGet, testBase+"v2/payment/providerD/keys", keys.respond(t, 200, keyJSON(providerURL)))
-	mt.RegisterResponder(http.MethodPost, providerURL, prov.respond(t, 400, errorBody(client.CodeValidation, `{"keyId":"key already used"}`)))
+	s, m := newMockService(t)
+	m.Reply(http.MethodGet, "v2/payment/providerD/keys", 200, keyJSON(providerURL))
+	prov := m.Reply(http.MethodPost, providerURL, 400, sdktest.ErrorBody(client.CodeValidation, `{"keyId":"key already used"}`))
 	_, err := s.TokeniseProviderD(context.Background(), testCard)
 	var apiErr *client.APIError
 	if !errors.Is(err, client.ErrValidation) || !errors.As(err, &apiErr) {
@@ -105,17 +102,16 @@ func TestTokeniseProviderDProviderError(t *testing.T) {
 	if strings.Contains(err.Error(), testNumber) || strings.Contains(err.Error(), "987") {
 		t.Errorf("error leaks card data: %v", err)
 	}
-	if len(prov.all()) != 1 {
-		t.Errorf("provider called %d times, want exactly once (a key is single-use)", len(prov.all()))
+	if prov.Count() != 1 {
+		t.Errorf("provider called %d times, want exactly once (a key is single-use)", prov.Count())
 	}
 }
 
 func TestTokeniseProviderDForeignErrorBody(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var keys, prov recorder
-	mt.RegisterResponder(http.MethodGet, testBase+"v2/payment/providerD/keys", keys.respond(t, 200, keyJSON(providerURL)))
-	mt.RegisterResponder(http.MethodPost, providerURL, prov.respond(t, 502, `<html>bad gateway 4111111111111111</html>`))
+	s, m := newMockService(t)
+	m.Reply(http.MethodGet, "v2/payment/providerD/keys", 200, keyJSON(providerURL))
+	m.Reply(http.MethodPost, providerURL, 502, `<html>bad gateway 4111111111111111</html>`)
 	_, err := s.TokeniseProviderD(context.Background(), testCard)
 	var apiErr *client.APIError
 	if !errors.As(err, &apiErr) || apiErr.HTTPStatus != 502 || apiErr.Code != 0 {
@@ -128,27 +124,26 @@ func TestTokeniseProviderDForeignErrorBody(t *testing.T) {
 
 func TestTokeniseProviderDNoRedirect(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var keys, prov, elsewhere recorder
-	mt.RegisterResponder(http.MethodGet, testBase+"v2/payment/providerD/keys", keys.respond(t, 200, keyJSON(providerURL)))
-	mt.RegisterResponder(http.MethodPost, providerURL, func(r *http.Request) (*http.Response, error) {
-		resp, _ := prov.respond(t, 307, `{}`)(r)
+	s, m := newMockService(t)
+	m.Reply(http.MethodGet, "v2/payment/providerD/keys", 200, keyJSON(providerURL))
+	m.Handle(http.MethodPost, providerURL, func(r *http.Request) (*http.Response, error) {
+		resp := sdktest.JSONResponse(307, `{}`)
 		resp.Header.Set("Location", "http://evil.test/steal")
 		return resp, nil
 	})
-	mt.RegisterResponder(http.MethodPost, "http://evil.test/steal", elsewhere.respond(t, 200, `{"token":"x"}`))
+	elsewhere := m.Reply(http.MethodPost, "http://evil.test/steal", 200, `{"token":"x"}`)
 	_, err := s.TokeniseProviderD(context.Background(), testCard)
 	if err == nil {
 		t.Fatal("redirect followed")
 	}
-	if len(elsewhere.all()) != 0 {
+	if elsewhere.Count() != 0 {
 		t.Error("card data sent to the redirect target")
 	}
 }
 
 func TestTokeniseProviderDRefusesInsecureClient(t *testing.T) {
 	t.Parallel()
-	c, err := client.New(client.WithBaseURL(testBase), client.WithAccessToken(testToken))
+	c, err := client.New(client.WithBaseURL(sdktest.BaseURL), client.WithAccessToken(testToken))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,13 +156,13 @@ func TestTokeniseProviderDRefusesInsecureClient(t *testing.T) {
 
 func TestTokeniseProviderDValidatesFirst(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
+	s, m := newMockService(t)
 	bad := testCard
 	bad.Number = "4111111111111112"
 	if _, err := s.TokeniseProviderD(context.Background(), bad); !errors.Is(err, ErrInvalidCardDetails) {
 		t.Fatalf("err = %v", err)
 	}
-	if n := mt.GetTotalCallCount(); n != 0 {
+	if n := m.Calls(); n != 0 {
 		t.Errorf("%d requests sent for an invalid card", n)
 	}
 }

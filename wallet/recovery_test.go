@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,10 +14,11 @@ import (
 	"github.com/jarcoal/httpmock"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/sdktest"
 )
 
 func cardJSON(id int64, gw string, status int) string {
-	return `{"cardId":` + itoa(int(id)) + `,"last4Digits":"1111","nickname":"","cardTypeId":"1","cardStatusId":` + itoa(status) +
+	return `{"cardId":` + strconv.Itoa(int(id)) + `,"last4Digits":"1111","nickname":"","cardTypeId":"1","cardStatusId":` + strconv.Itoa(status) +
 		`,"default":false,"expiryMonth":"04","expiryYear":"31","gateways":{"` + gw + `":true}}`
 }
 
@@ -37,14 +39,14 @@ func (p *payServer) responder(t *testing.T) httpmock.Responder {
 			t.Errorf("payment body: %v", err)
 		}
 		p.mu.Lock()
-		p.cards = append(p.cards, itoa(int(req.CardID)))
+		p.cards = append(p.cards, strconv.Itoa(int(req.CardID)))
 		p.keys = append(p.keys, r.Header.Get("Idempotency-Key"))
 		p.mu.Unlock()
 		switch {
 		case p.other != 0:
-			return httpmock.NewStringResponse(p.other.HTTPStatus(), errorBody(p.other, "")), nil
+			return httpmock.NewStringResponse(p.other.HTTPStatus(), sdktest.ErrorBody(p.other, "")), nil
 		case p.notTokenised[req.CardID]:
-			return httpmock.NewStringResponse(404, errorBody(client.CodeCardNotTokenised, "")), nil
+			return httpmock.NewStringResponse(404, sdktest.ErrorBody(client.CodeCardNotTokenised, "")), nil
 		}
 		return httpmock.NewStringResponse(201, paymentJSON(77, req.CardID, "pending")), nil
 	}
@@ -99,17 +101,16 @@ func TestPayWithRecovery(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, mt := newMockService(t)
-			var keys, prov, pubkey, ins, loc, wal recorder
-			mockProviders(t, mt, &keys, &prov, &pubkey)
+			s, m := newMockService(t)
+			mockProviders(t, m)
 			ps := &payServer{notTokenised: map[int64]bool{1: true}, other: tt.other}
-			mt.RegisterResponder(http.MethodPost, testBase+"payments/v1/payment", ps.responder(t))
-			mt.RegisterResponder(http.MethodGet, testBase+"v1/location/3", loc.respond(t, 200,
-				`{"location":{"locationId":3,"name":"Quay","locationPaymentDetails":{"gateway":"`+tt.gateway+`"},"posStatus":"online","lastHeartbeat":1700000000,"universalPos":null},`+requestInfoJSON+`}`))
-			mt.RegisterResponder(http.MethodGet, testBase+"v1/user/me", wal.respond(t, 200,
-				`{"user":{"userId":1,"userStatus":1,"dateCreated":1,"lastUpdated":1,"defaultCardId":1,"wallet":[`+tt.wallet+`]},`+requestInfoJSON+`}`))
-			mt.RegisterResponder(http.MethodPost, testBase+"v3/user/me/wallet/card/insert", ins.respond(t, 200,
-				`{"wallet":[`+cardJSON(1, "providerB", 1)+`,`+cardJSON(3, "providerD", 1)+`],`+requestInfoJSON+`}`))
+			m.Handle(http.MethodPost, "payments/v1/payment", ps.responder(t))
+			m.Reply(http.MethodGet, "v1/location/3", 200,
+				`{"location":{"locationId":3,"name":"Quay","locationPaymentDetails":{"gateway":"`+tt.gateway+`"},"posStatus":"online","lastHeartbeat":1700000000,"universalPos":null},`+requestInfoJSON+`}`)
+			m.Reply(http.MethodGet, "v1/user/me", 200,
+				`{"user":{"userId":1,"userStatus":1,"dateCreated":1,"lastUpdated":1,"defaultCardId":1,"wallet":[`+tt.wallet+`]},`+requestInfoJSON+`}`)
+			ins := m.Reply(http.MethodPost, "v3/user/me/wallet/card/insert", 200,
+				`{"wallet":[`+cardJSON(1, "providerB", 1)+`,`+cardJSON(3, "providerD", 1)+`],`+requestInfoJSON+`}`)
 
 			asked := 0
 			p, err := s.PayWithRecovery(context.Background(), RecoveryRequest{
@@ -129,7 +130,7 @@ func TestPayWithRecovery(t *testing.T) {
 				}
 			} else if err != nil {
 				t.Fatalf("PayWithRecovery: %v", err)
-			} else if got := itoa(int(p.CardID)); !strings.HasSuffix(tt.wantCards, got) {
+			} else if got := strconv.Itoa(int(p.CardID)); !strings.HasSuffix(tt.wantCards, got) {
 				t.Errorf("paid with card %s, want the last of %s", got, tt.wantCards)
 			}
 			if got := strings.Join(ps.cards, ","); got != tt.wantCards {
@@ -138,8 +139,8 @@ func TestPayWithRecovery(t *testing.T) {
 			if strings.Join(ps.keys, " ") != strings.Join(tt.wantKeys, " ") {
 				t.Errorf("Idempotency-Keys %q, want %q", ps.keys, tt.wantKeys)
 			}
-			if len(ins.all()) != tt.wantInserts || asked != tt.wantAsked {
-				t.Errorf("inserts %d, details asked %d; want %d, %d", len(ins.all()), asked, tt.wantInserts, tt.wantAsked)
+			if ins.Count() != tt.wantInserts || asked != tt.wantAsked {
+				t.Errorf("inserts %d, details asked %d; want %d, %d", ins.Count(), asked, tt.wantInserts, tt.wantAsked)
 			}
 		})
 	}
@@ -147,14 +148,13 @@ func TestPayWithRecovery(t *testing.T) {
 
 func TestPayWithRecoverySecond404006(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
-	var loc, wal recorder
+	s, m := newMockService(t)
 	ps := &payServer{notTokenised: map[int64]bool{1: true, 2: true}}
-	mt.RegisterResponder(http.MethodPost, testBase+"payments/v1/payment", ps.responder(t))
-	mt.RegisterResponder(http.MethodGet, testBase+"v1/location/3", loc.respond(t, 200,
-		`{"location":{"locationId":3,"name":"Q","locationPaymentDetails":{"gateway":"providerD"},"posStatus":"online","lastHeartbeat":null,"universalPos":null},`+requestInfoJSON+`}`))
-	mt.RegisterResponder(http.MethodGet, testBase+"v1/user/me", wal.respond(t, 200,
-		`{"user":{"userId":1,"wallet":[`+cardJSON(1, "providerB", 1)+`,`+cardJSON(2, "providerD", 1)+`]},`+requestInfoJSON+`}`))
+	m.Handle(http.MethodPost, "payments/v1/payment", ps.responder(t))
+	m.Reply(http.MethodGet, "v1/location/3", 200,
+		`{"location":{"locationId":3,"name":"Q","locationPaymentDetails":{"gateway":"providerD"},"posStatus":"online","lastHeartbeat":null,"universalPos":null},`+requestInfoJSON+`}`)
+	m.Reply(http.MethodGet, "v1/user/me", 200,
+		`{"user":{"userId":1,"wallet":[`+cardJSON(1, "providerB", 1)+`,`+cardJSON(2, "providerD", 1)+`]},`+requestInfoJSON+`}`)
 	_, err := s.PayWithRecovery(context.Background(), RecoveryRequest{
 		Payment:        CreatePaymentRequest{LocationID: 3, CheckNumber: 1, CardID: 1, Amount: client.MoneyFromCents(100)},
 		IdempotencyKey: "k",
@@ -169,11 +169,11 @@ func TestPayWithRecoverySecond404006(t *testing.T) {
 
 func TestPayWithRecoveryNeedsKey(t *testing.T) {
 	t.Parallel()
-	s, mt := newMockService(t)
+	s, m := newMockService(t)
 	if _, err := s.PayWithRecovery(context.Background(), RecoveryRequest{}); err == nil {
 		t.Fatal("no error without an idempotency key")
 	}
-	if n := mt.GetTotalCallCount(); n != 0 {
+	if n := m.Calls(); n != 0 {
 		t.Errorf("%d requests sent", n)
 	}
 }

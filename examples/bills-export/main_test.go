@@ -30,20 +30,14 @@ func TestExport(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
 	ctx := context.Background()
-	locID, posToken := env.NewLocation(t, "Export Bistro", "providerB")
-	apiKey := env.NewAPIKey(t, locID)
-	userID, userToken := env.NewUser(t)
-	pos := possync.NewService(env.Client(t, client.WithAccessToken(posToken)))
-	w := wallet.NewService(env.Client(t, client.WithAccessToken(userToken)))
+	v := env.NewVenue(t, refservertest.VenueConfig{Name: "Export Bistro"})
+	locID, apiKey := v.ID, v.NewAPIKey(t)
+	diner := env.NewDiner(t)
+	userID := diner.UserID
 
 	push := func(c possync.Check) string {
 		t.Helper()
-		c.LocationID = locID
-		res, err := pos.PushCheck(ctx, &c)
-		if err != nil {
-			t.Fatalf("push: %v", err)
-		}
-		return res.BillID
+		return v.PushCheck(t, c).BillID
 	}
 	check := func(n int64, st possync.CheckStatus, outstanding string) possync.Check {
 		return possync.Check{
@@ -68,25 +62,11 @@ func TestExport(t *testing.T) {
 	env.AdvanceClock(t, 48*time.Hour)
 
 	// Paid through the service, then closed.
-	if _, err := pos.Heartbeat(ctx, locID); err != nil {
-		t.Fatal(err)
-	}
+	v.Heartbeat(t)
 	paidID := push(check(2, possync.CheckOpen, "21.50"))
-	card, err := w.AddCard(ctx, wallet.AddCardRequest{
-		Card:      wallet.CardDetails{Number: "4111111111111111", CVC: "123", ExpiryMonth: 12, ExpiryYear: 2031, HolderName: "E X"},
-		Providers: []wallet.Gateway{wallet.ProviderB},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pay, err := w.CreatePayment(ctx, wallet.CreatePaymentRequest{LocationID: locID, CheckNumber: 2, CardID: card.CardID,
-		Amount: client.MustParseMoney("21.50"), Tip: client.MustParseMoney("3.00")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pos.AcceptPayment(ctx, pay.PaymentID); err != nil {
-		t.Fatal(err)
-	}
+	diner.AddCard(t, "4111111111111111", wallet.ProviderB)
+	diner.Pay(t, v, 2, "21.50", "3.00")
+	v.AcceptAll(t)
 	paid := check(2, possync.CheckClosed, "0")
 	paid.TipsPaid = client.MustParseMoney("3.00")
 	push(paid)
@@ -94,11 +74,7 @@ func TestExport(t *testing.T) {
 	plainID := push(check(3, possync.CheckClosed, "0"))
 	push(check(4, possync.CheckOpen, "21.50")) // open: not exported
 
-	hb, err := pos.Heartbeat(ctx, locID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := hb.RequestInfo.Time()
+	now := v.Heartbeat(t).RequestInfo.Time()
 	from := now.Add(-2 * time.Hour).In(time.FixedZone("+02:00", 7200)).Format(time.RFC3339)
 	to := now.UTC().Format(time.DateOnly) // a date: up to the last second of that UTC day
 	base := []string{"-base-url", env.URL, "-api-key", apiKey, "-location", strconv.FormatInt(locID, 10), "-from", from, "-to", to}

@@ -1,11 +1,18 @@
 // Package refservertest runs the reference server in-process for tests:
 // a temporary SQLite file, real HTTP and HTTPS listeners on free loopback
-// ports, and helpers for the sandbox admin API.
+// ports, and helpers for the sandbox admin API. The venue helpers set up
+// what most end-to-end tests need: a location whose POS pushes checks and
+// heartbeats, and a diner with a card who pays there.
 //
 //	func TestSomething(t *testing.T) {
 //		env := refservertest.Start(t)
-//		f := env.Fixtures(t)
-//		c := env.Client(t, client.WithAccessToken(f.Users[0].AccessToken))
+//		v := env.NewVenue(t, refservertest.VenueConfig{Name: "Harbour"})
+//		v.Heartbeat(t)
+//		v.PushCheck(t, v.OpenCheck(1, "20.00"))
+//		d := env.NewDiner(t)
+//		d.AddCard(t, "4111111111111111", v.Gateway)
+//		d.Pay(t, v, 1, "5.00", "0.50")
+//		v.AcceptAll(t)
 //		...
 //	}
 //
@@ -58,6 +65,10 @@ type Env struct {
 	tlsCert atomic.Pointer[tls.Certificate]
 	httpSrv *http.Server
 	tlsSrv  *http.Server
+
+	// inFlight counts the requests being served, including those whose
+	// client has gone.
+	inFlight atomic.Int64
 }
 
 // Start starts a server on a fresh database in t.TempDir() and stops it when
@@ -100,7 +111,9 @@ func Start(t testing.TB, opts ...func(*refserver.Config)) *Env {
 		checks = append(checks, openapi.WithoutRequestChecks())
 	}
 	e := &Env{URL: cfg.BaseURL, TLSURL: cfg.TLSURL, AdminKey: cfg.AdminKey, DBPath: cfg.DBPath, cfg: cfg}
-	e.wrap = func(h http.Handler) http.Handler { return openapi.ValidatingHandler(t, h, checks...) }
+	if _, off := noOpenAPIChecks.LoadAndDelete(&cfg); !off {
+		e.wrap = func(h http.Handler) http.Handler { return openapi.ValidatingHandler(t, h, checks...) }
+	}
 	if err := e.open(); err != nil {
 		ln.Close()
 		tln.Close()
@@ -109,13 +122,16 @@ func Start(t testing.TB, opts ...func(*refserver.Config)) *Env {
 
 	// The listeners outlive Restart: they serve whichever server is current.
 	serve := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.inFlight.Add(1)
+		defer e.inFlight.Add(-1)
 		(*e.handler.Load()).ServeHTTP(w, r)
 	})
 	// Handshake failures are expected in tests (clients that do not trust
 	// the CA); keep them out of the test output.
 	quiet := log.New(io.Discard, "", 0)
-	e.httpSrv = &http.Server{Handler: serve, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet}
-	e.tlsSrv = &http.Server{Handler: serve, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet}
+	var httpConns, tlsConns newConns
+	e.httpSrv = &http.Server{Handler: serve, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet, ConnState: httpConns.track}
+	e.tlsSrv = &http.Server{Handler: serve, ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet, ConnState: tlsConns.track}
 	tlsCfg := e.Server.TLSConfig()
 	tlsCfg.Certificates = nil
 	tlsCfg.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return e.tlsCert.Load(), nil }
@@ -125,8 +141,8 @@ func Start(t testing.TB, opts ...func(*refserver.Config)) *Env {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_ = e.httpSrv.Shutdown(ctx)
-		_ = e.tlsSrv.Shutdown(ctx)
+		shutdown(ctx, e.httpSrv, &httpConns)
+		shutdown(ctx, e.tlsSrv, &tlsConns)
 		if err := e.Server.Close(); err != nil {
 			t.Errorf("refservertest: close: %v", err)
 		}
@@ -145,6 +161,19 @@ var noRequestValidation sync.Map // *refserver.Config -> struct{}
 // ignores, for instance). Requests the server rejects need no option.
 func WithoutRequestValidation() func(*refserver.Config) {
 	return func(c *refserver.Config) { noRequestValidation.Store(c, struct{}{}) }
+}
+
+// noOpenAPIChecks holds the Configs that WithoutOpenAPIChecks was applied
+// to while Start builds them.
+var noOpenAPIChecks sync.Map // *refserver.Config -> struct{}
+
+// WithoutOpenAPIChecks is an option of Start that checks neither requests
+// nor responses against the OpenAPI document. It is for tests whose
+// clients abandon requests on purpose (injected latency beyond their
+// timeout): the server then answers no one, and net/http turns that into
+// an empty 200, which the response check would report.
+func WithoutOpenAPIChecks() func(*refserver.Config) {
+	return func(c *refserver.Config) { noOpenAPIChecks.Store(c, struct{}{}) }
 }
 
 // open creates the server from e.cfg and makes it the one served.
@@ -177,6 +206,20 @@ func (e *Env) Restart(t testing.TB) {
 	}
 	if err := e.open(); err != nil {
 		t.Fatalf("refservertest: restart: %v", err)
+	}
+}
+
+// WaitIdle waits until the server has finished every request it was
+// handling, including those whose client has given up. The wait is bounded
+// only to catch a hang.
+func (e *Env) WaitIdle(t testing.TB) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for e.inFlight.Load() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("refservertest: %d requests still in flight", e.inFlight.Load())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -218,43 +261,59 @@ func (e *Env) HTTPSClient() *http.Client {
 // response has a body, it is decoded into out, whatever the status.
 func (e *Env) AdminDo(t testing.TB, method, path string, body, out any) int {
 	t.Helper()
-	var rd io.Reader
+	var raw []byte
 	switch b := body.(type) {
 	case nil:
 	case []byte:
-		rd = bytes.NewReader(b)
+		raw = b
 	case json.RawMessage:
-		rd = bytes.NewReader(b)
+		raw = b
 	default:
 		j, err := json.Marshal(body)
 		if err != nil {
 			t.Fatalf("refservertest: marshal %s %s body: %v", method, path, err)
 		}
-		rd = bytes.NewReader(j)
+		raw = j
 	}
-	req, err := http.NewRequest(method, e.URL+path, rd)
-	if err != nil {
-		t.Fatalf("refservertest: %s %s: %v", method, path, err)
-	}
-	req.Header.Set("X-Sandbox-Admin-Key", e.AdminKey)
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("refservertest: %s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("refservertest: %s %s: read: %v", method, path, err)
-	}
+	status, data := e.Send(t, method, path, http.Header{client.HeaderAdminKey: {e.AdminKey}}, raw)
 	if out != nil && len(bytes.TrimSpace(data)) > 0 {
 		if err := json.Unmarshal(data, out); err != nil {
 			t.Fatalf("refservertest: %s %s: decode %q: %v", method, path, data, err)
 		}
 	}
-	return resp.StatusCode
+	return status
+}
+
+// Send sends one request to the server exactly as given, for what the SDK
+// would not send: pathAndQuery is not re-encoded, header is added, and
+// body, when not nil, is sent as it is as application/json. It returns
+// the status and the response body.
+func (e *Env) Send(t testing.TB, method, pathAndQuery string, header http.Header, body []byte) (status int, respBody []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, e.URL+pathAndQuery, rd)
+	if err != nil {
+		t.Fatalf("refservertest: %s %s: %v", method, pathAndQuery, err)
+	}
+	for k, vs := range header {
+		req.Header[http.CanonicalHeaderKey(k)] = vs
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("refservertest: %s %s: %v", method, pathAndQuery, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("refservertest: %s %s: read: %v", method, pathAndQuery, err)
+	}
+	return resp.StatusCode, data
 }
 
 // mustAdmin is AdminDo that fails the test unless the status is want.
