@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 )
 
 // readBody returns the request body, reading it once and caching it in the
@@ -334,74 +335,8 @@ func (s *Server) missing(r *http.Request, paths ...string) map[string]string {
 	return m
 }
 
-// missingFields checks that each path is present and not null in the JSON
-// object raw, and returns path -> "required" for each that is not (nil when
-// all are there). Paths are dotted field names; "[]" after a name applies
-// the rest of the path to every element of that array:
-//
-//	"checkNumber", "menuItems[].price", "customer.address.lineOne"
-//
-// A nested path is only checked when its parent is present and non-null
-// (list the parent too when it is required itself), and results name the
-// element: "menuItems[2].price". Values of the wrong type are decodeJSON's
-// business and are skipped here.
+// missingFields is fielderr.Missing: path -> "required" for each of paths
+// missing or null in the JSON object raw.
 func missingFields(raw []byte, paths ...string) map[string]string {
-	var root any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if dec.Decode(&root) != nil {
-		root = nil
-	}
-	obj, _ := root.(map[string]any)
-	if obj == nil {
-		obj = map[string]any{}
-	}
-	out := map[string]string{}
-	for _, p := range paths {
-		if p == "" {
-			continue
-		}
-		checkPath(obj, strings.Split(p, "."), "", out)
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
-func checkPath(v any, segs []string, prefix string, out map[string]string) {
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return
-	}
-	name, isArray := strings.CutSuffix(segs[0], "[]")
-	p := joinPath(prefix, name)
-	child, present := obj[name]
-	last := len(segs) == 1
-	if !present || child == nil {
-		if last {
-			out[p] = "required"
-		}
-		return
-	}
-	if !isArray {
-		if !last {
-			checkPath(child, segs[1:], p, out)
-		}
-		return
-	}
-	arr, ok := child.([]any)
-	if !ok {
-		return
-	}
-	for i, el := range arr {
-		ep := p + "[" + strconv.Itoa(i) + "]"
-		if el == nil {
-			out[ep] = "required"
-			continue
-		}
-		if !last {
-			checkPath(el, segs[1:], ep, out)
-		}
-	}
+	return fielderr.Missing(raw, paths...)
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 )
 
 // APIError is an error with a code of the catalogue, rendered as the error
@@ -48,10 +49,15 @@ func apiErrMsg(code client.Code, msg string) *APIError {
 	return &APIError{Code: code, Message: msg}
 }
 
-// validationErr returns a 400002 whose contextData names every failing
-// field: JSON path -> reason.
+// validationErr returns a 400002 whose contextData names the failing
+// fields, JSON path -> reason: every one of them, or the first
+// fielderr.MaxReported with a message saying how many failed.
 func validationErr(fields map[string]string) *APIError {
-	return &APIError{Code: client.CodeValidation, Message: client.CodeValidation.Message(), ContextData: fields}
+	shown, msg := fielderr.Report(fields)
+	if msg == "" {
+		msg = client.CodeValidation.Message()
+	}
+	return &APIError{Code: client.CodeValidation, Message: msg, ContextData: shown}
 }
 
 // errorBody is the error body of interface.md section 7.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/fulfillment"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 )
 
 // ffKind is the JSON type (and, for strings and numbers, the format) a
@@ -133,7 +134,7 @@ func parseFulfillment(t fulfillment.Type, raw []byte) (fulfillment.Method, error
 	}
 
 	var typeErrs []string
-	bad := map[string]string{}
+	var bad fielderr.Set
 	for _, sp := range specs {
 		parent, key, found := fulfillmentParent(obj, sp.path)
 		if !found {
@@ -149,7 +150,7 @@ func parseFulfillment(t fulfillment.Type, raw []byte) (fulfillment.Method, error
 			continue
 		}
 		if reason != "" {
-			bad[sp.path] = reason
+			bad.Add(sp.path, reason)
 			// Drop the value so the rest of the body still decodes and is
 			// checked; the path is already reported.
 			delete(parent, key)
@@ -165,9 +166,7 @@ func parseFulfillment(t fulfillment.Type, raw []byte) (fulfillment.Method, error
 			required = append(required, sp.path)
 		}
 	}
-	for p, reason := range missingFields(raw, required...) {
-		bad[p] = reason
-	}
+	bad.Require(raw, required...)
 
 	clean, err := json.Marshal(obj)
 	if err != nil {
@@ -178,18 +177,11 @@ func parseFulfillment(t fulfillment.Type, raw []byte) (fulfillment.Method, error
 		// The kinds were checked above, so this is a case they miss.
 		return nil, apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body.")
 	}
-	var ve *fulfillment.ValidationError
-	if err := m.Validate(); errors.As(err, &ve) {
-		for p, reason := range ve.Fields {
-			if !pathCoveredBy(bad, p) {
-				bad[p] = reason
-			}
-		}
-	} else if err != nil {
+	if err := bad.Merge(m.Validate()); err != nil {
 		return nil, err
 	}
-	if len(bad) > 0 {
-		return nil, validationErr(bad)
+	if bad.Len() > 0 {
+		return nil, validationErr(bad.Map())
 	}
 	return m, nil
 }
@@ -238,43 +230,28 @@ func checkFieldKind(k ffKind, v any) (reason string, typeOK bool) {
 	case ffNumber:
 		f, err := n.Float64()
 		if err != nil || math.IsInf(f, 0) {
-			return "is out of range", true
+			return fielderr.ReasonOutOfRange, true
 		}
 	case ffInteger:
 		i, err := strconv.ParseInt(n.String(), 10, 64)
 		if err != nil {
 			if _, ferr := n.Float64(); ferr == nil && !strings.ContainsAny(n.String(), ".eE") {
-				return "is out of range", true
+				return fielderr.ReasonOutOfRange, true
 			}
 			return "must be an integer", true
 		}
 		if i > math.MaxInt32 || i < math.MinInt32 {
-			return "is out of range", true
+			return fielderr.ReasonOutOfRange, true
 		}
 	case ffMoney:
 		if _, err := client.ParseMoney(n.String()); err != nil {
 			if errors.Is(err, client.ErrMoneyPrecision) {
-				return "must have at most 2 decimal places", true
+				return fielderr.ReasonMoneyPrecision, true
 			}
-			return "is out of range", true
+			return fielderr.ReasonOutOfRange, true
 		}
 	}
 	return "", true
-}
-
-// pathCoveredBy reports whether path, or an ancestor of it, is already in bad:
-// a missing customer.address makes its lines' reports redundant.
-func pathCoveredBy(bad map[string]string, path string) bool {
-	for {
-		if _, ok := bad[path]; ok {
-			return true
-		}
-		i := strings.LastIndexByte(path, '.')
-		if i < 0 {
-			return false
-		}
-		path = path[:i]
-	}
 }
 
 // canonicalFulfillment is the stored form of a fulfillment: the SDK type

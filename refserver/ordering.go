@@ -30,19 +30,6 @@ func (s *Server) mountOrdering(r chi.Router) {
 // until ctx ends (see dispatcher.go).
 func (s *Server) runOrderDispatcher(ctx context.Context) { s.dispatchOrders(ctx) }
 
-// orderRequiredPaths are the fields of an order request that must be
-// present and not null, options included down to the deepest nesting
-// allowed.
-var orderRequiredPaths = func() []string {
-	paths := []string{"locationId", "items", "items[].plu", "items[].quantity"}
-	prefix := "items[]"
-	for range fulfillment.MaxOptionDepth {
-		prefix += ".options[]"
-		paths = append(paths, prefix+".plu", prefix+".quantity")
-	}
-	return paths
-}()
-
 // handleCreateOrder serves POST /ordering/v3/order: it checks the order
 // against the location's synced menu, prices it from the menu and stores
 // it in status created.
@@ -57,17 +44,11 @@ func (s *Server) handleCreateOrder(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	bad := missingFields(raw, orderRequiredPaths...)
-	if bad == nil {
-		bad = map[string]string{}
-	}
-	if _, missing := bad["locationId"]; !missing && req.LocationID <= 0 {
-		bad["locationId"] = "must be a positive id"
-	}
+	bad := checkOrderRequest(raw, &req)
 	userID := principalFrom(r.Context()).UserID
 	s.mutate(w, r, http.StatusCreated, func(tx *store.Tx) (any, error) {
 		var lm *locationMenus // nil: no location to check the lines against
-		if _, badID := bad["locationId"]; !badID {
+		if !bad.Has("locationId") {
 			m, err := loadMenus(tx, req.LocationID)
 			if errors.Is(err, store.ErrNotFound) {
 				return nil, apiErr(client.CodeNotFound)
@@ -78,13 +59,9 @@ func (s *Server) handleCreateOrder(w http.ResponseWriter, r *http.Request) {
 			lm = &m
 		}
 		items, total, lineErrs := priceOrder(lm, req.Items)
-		for p, reason := range lineErrs {
-			if !pathCoveredBy(bad, p) {
-				bad[p] = reason
-			}
-		}
-		if len(bad) > 0 {
-			return nil, validationErr(bad)
+		bad.MergeFields(lineErrs)
+		if bad.Len() > 0 {
+			return nil, validationErr(bad.Map())
 		}
 		itemsJSON, err := json.Marshal(items)
 		if err != nil {
