@@ -93,7 +93,7 @@ func (s *Server) handleProviderBPublicKey(w http.ResponseWriter, r *http.Request
 // exchangeProviderBCSE plays providerB at a card insert: it decrypts the
 // CSE, checks the card and that it is the one the body describes, and
 // issues a token. Problems come back as field -> reason.
-func (s *Server) exchangeProviderBCSE(tx *store.Tx, key *providerBKey, cse string, req *cardInsertRequest) (string, map[string]string, error) {
+func (s *Server) exchangeProviderBCSE(tx *store.Tx, key *providerBKey, cse string, req *wallet.InsertCardRequest) (string, map[string]string, error) {
 	if key == nil {
 		return "", map[string]string{"providerBCse": "cannot be decrypted with providerB's key"}, nil
 	}
@@ -129,7 +129,7 @@ func (s *Server) exchangeProviderBCSE(tx *store.Tx, key *providerBKey, cse strin
 // to the user and is neither consumed nor expired, decrypts the token with
 // the stored private key, checks the provider's record of it against the
 // body, and consumes the key.
-func exchangeProviderDToken(tx *store.Tx, userID int64, jwe string, req *cardInsertRequest) (string, map[string]string, error) {
+func exchangeProviderDToken(tx *store.Tx, userID int64, jwe string, req *wallet.InsertCardRequest) (string, map[string]string, error) {
 	invalid := map[string]string{"providerDToken": "is not a token issued for one of your providerD keys"}
 	kid, err := sandbox.JWEKeyID(jwe)
 	if err != nil {
@@ -178,7 +178,7 @@ func exchangeProviderDToken(tx *store.Tx, userID int64, jwe string, req *cardIns
 
 // cardMismatch compares the card a provider tokenised with what the insert
 // body says of it.
-func cardMismatch(req *cardInsertRequest, first6, last4 string, month, yy int) map[string]string {
+func cardMismatch(req *wallet.InsertCardRequest, first6, last4 string, month, yy int) map[string]string {
 	const reason = "does not match the tokenised card"
 	bad := map[string]string{}
 	if req.First6Digits != first6 {

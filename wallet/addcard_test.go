@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/jarcoal/httpmock"
+
+	"github.com/hospo-dev/hospo-go/client"
 )
 
 // mockProviders registers the providerB public key, providerD key and
@@ -69,7 +71,7 @@ func TestAddCardErrors(t *testing.T) {
 	}{
 		{"no provider", AddCardRequest{Card: testCard}, nil},
 		{"unsupported", AddCardRequest{Card: testCard, Providers: []Gateway{ProviderB, ProviderA}}, ErrUnsupportedGateway},
-		{"invalid card", AddCardRequest{Card: CardDetails{Number: "1"}, Providers: []Gateway{ProviderB}}, ErrInvalidCardDetails},
+		{"invalid card", AddCardRequest{Card: CardDetails{Number: "1"}, Providers: []Gateway{ProviderB}}, client.ErrValidation},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
