@@ -123,25 +123,19 @@ func (s *Server) handlePaymentsPoll(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, r, http.StatusOK, possync.PaymentsResponse{Checks: checks, RequestInfo: s.requestInfo(r)})
 }
 
-// acceptBody is the body of accept-payment, with a pointer so that a
-// missing or null paymentId is told apart from a zero.
-type acceptBody struct {
-	PaymentID *int64 `json:"paymentId"`
-}
-
 // handleAcceptPayment marks a payment accepted:
 // POST /v1/pos/push-pull/accept-payment. Accepting an accepted payment is a
 // 200 like the first time; a payment of another location is a 404001, the
 // same as an unknown one.
 func (s *Server) handleAcceptPayment(w http.ResponseWriter, r *http.Request) {
-	var body acceptBody
+	var body possync.AcceptRequest
 	if err := s.decodeBody(r, &body, "paymentId"); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	id := *body.PaymentID
-	if id <= 0 {
-		s.writeError(w, r, validationErr(map[string]string{"paymentId": "must be positive"}))
+	id := body.PaymentID
+	if err := body.Validate(); err != nil {
+		s.writeError(w, r, validationErrFrom(err))
 		return
 	}
 	loc := principalFrom(r.Context()).LocationID

@@ -43,6 +43,17 @@ func cardInsertStatus(raw []byte, req *wallet.InsertCardRequest) int {
 	return int(wallet.CardStatusLive)
 }
 
+// checkPaymentRequest returns JSON path -> reason for every failing field
+// of a payment body raw, decoded into req (nil when none fails): the
+// fields missing or null, then wallet.CreatePaymentRequest.Validate's
+// rules.
+func checkPaymentRequest(raw []byte, req *wallet.CreatePaymentRequest) map[string]string {
+	var bad fielderr.Set
+	bad.Require(raw, "locationId", "checkNumber", "cardId", "amount", "tip")
+	_ = bad.Merge(req.Validate()) // nil or a *client.ValidationError
+	return bad.Map()
+}
+
 // cardTypeForBIN derives a card's type from its first six digits, the
 // reference server's documented mapping for the three card networks:
 //
