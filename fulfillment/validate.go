@@ -84,6 +84,17 @@ func (c *checker) coordinates(path string, co Coordinates) {
 	}
 }
 
+// collection checks the fields that a collection by a customer and one by
+// a delivery partner's driver share.
+func (c *checker) collection(at time.Time, notes, name, phone, reference, kitchenNotes string) {
+	c.time("collectionTime", at)
+	c.text("collectionNotes", notes, MaxNotesLength)
+	c.required("name", name, MaxTextLength)
+	c.required("phone", phone, MaxTextLength)
+	c.required("orderReference", reference, MaxTextLength)
+	c.text("kitchenNotes", kitchenNotes, MaxNotesLength)
+}
+
 // Validate implements Method. DeliveryNotes, AddressLineTwo and
 // KitchenNotes may be empty; the other strings are required.
 func (m DeliveryByOperator) Validate() error {
@@ -117,12 +128,7 @@ func (m DeliveryByOperator) Validate() error {
 // Customer except Address.LineTwo.
 func (m DeliveryByDeliveryPartner) Validate() error {
 	var c checker
-	c.time("collectionTime", m.CollectionTime)
-	c.text("collectionNotes", m.CollectionNotes, MaxNotesLength)
-	c.required("name", m.Name, MaxTextLength)
-	c.required("phone", m.Phone, MaxTextLength)
-	c.required("orderReference", m.OrderReference, MaxTextLength)
-	c.text("kitchenNotes", m.KitchenNotes, MaxNotesLength)
+	c.collection(m.CollectionTime, m.CollectionNotes, m.Name, m.Phone, m.OrderReference, m.KitchenNotes)
 	if cu := m.Customer; cu != nil {
 		c.required("customer.name", cu.Name, MaxTextLength)
 		c.required("customer.phone", cu.Phone, MaxTextLength)
@@ -141,12 +147,7 @@ func (m DeliveryByDeliveryPartner) Validate() error {
 // empty; the other strings are required.
 func (m CollectionByCustomer) Validate() error {
 	var c checker
-	c.time("collectionTime", m.CollectionTime)
-	c.text("collectionNotes", m.CollectionNotes, MaxNotesLength)
-	c.required("name", m.Name, MaxTextLength)
-	c.required("phone", m.Phone, MaxTextLength)
-	c.required("orderReference", m.OrderReference, MaxTextLength)
-	c.text("kitchenNotes", m.KitchenNotes, MaxNotesLength)
+	c.collection(m.CollectionTime, m.CollectionNotes, m.Name, m.Phone, m.OrderReference, m.KitchenNotes)
 	return c.Err()
 }
 

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/hospo-dev/hospo-go/client"
@@ -155,9 +154,9 @@ func decodeError(body []byte, v any, err error) error {
 	}
 	switch {
 	case errors.Is(ferr, client.ErrMoneyPrecision):
-		return validationErr(map[string]string{path: "must have at most 2 decimal places"})
+		return validationErr(map[string]string{path: fielderr.ReasonMoneyPrecision})
 	case errors.Is(ferr, client.ErrMoneyRange):
-		return validationErr(map[string]string{path: "is out of range"})
+		return validationErr(map[string]string{path: fielderr.ReasonOutOfRange})
 	case errors.Is(ferr, client.ErrMoneySyntax):
 		return apiErrMsg(client.CodeMalformedJSON, fmt.Sprintf("Malformed JSON body: field %q must be a number.", path))
 	}
@@ -231,7 +230,7 @@ func locateValueError(raw []byte, t reflect.Type, path string) (string, error) {
 		}
 		for _, k := range sortedKeys(m) {
 			if ft, ok := fieldByJSONName(t, k); ok {
-				if p, err := locateValueError(m[k], ft, joinPath(path, k)); err != nil {
+				if p, err := locateValueError(m[k], ft, fielderr.Join(path, k)); err != nil {
 					return p, err
 				}
 			}
@@ -242,7 +241,7 @@ func locateValueError(raw []byte, t reflect.Type, path string) (string, error) {
 			return "", nil
 		}
 		for _, k := range sortedKeys(m) {
-			if p, err := locateValueError(m[k], t.Elem(), joinPath(path, k)); err != nil {
+			if p, err := locateValueError(m[k], t.Elem(), fielderr.Join(path, k)); err != nil {
 				return p, err
 			}
 		}
@@ -252,7 +251,7 @@ func locateValueError(raw []byte, t reflect.Type, path string) (string, error) {
 			return "", nil
 		}
 		for i, el := range a {
-			if p, err := locateValueError(el, t.Elem(), path+"["+strconv.Itoa(i)+"]"); err != nil {
+			if p, err := locateValueError(el, t.Elem(), fielderr.Index(path, i)); err != nil {
 				return p, err
 			}
 		}
@@ -314,13 +313,6 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-func joinPath(prefix, name string) string {
-	if prefix == "" {
-		return name
-	}
-	return prefix + "." + name
 }
 
 // missing is missingFields over the request body (already read by

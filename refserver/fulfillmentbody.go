@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -40,62 +41,63 @@ func (k ffKind) want() string {
 }
 
 // ffField describes one field of a fulfillment body (interface.md 4.13 to
-// 4.15). Parents come before their children.
+// 4.15).
 type ffField struct {
 	path     string
 	kind     ffKind
 	nullable bool
 }
 
-var fulfillmentSpecs = map[fulfillment.Type][]ffField{
-	fulfillment.TypeDeliveryByOperator: {
-		{path: "deliveryTime", kind: ffTime},
-		{path: "deliveryNotes"},
-		{path: "deliveryCharge", kind: ffMoney},
-		{path: "customerName"},
-		{path: "customerPhone"},
-		{path: "customerEmail", nullable: true},
-		{path: "addressLineOne"},
-		{path: "addressLineTwo"},
-		{path: "city"},
-		{path: "postCode"},
-		{path: "kitchenNotes"},
-		{path: "coordinates", kind: ffObject, nullable: true},
-		{path: "coordinates.latitude", kind: ffNumber},
-		{path: "coordinates.longitude", kind: ffNumber},
-	},
-	fulfillment.TypeDeliveryByDeliveryPartner: {
-		{path: "collectionTime", kind: ffTime},
-		{path: "collectionNotes"},
-		{path: "name"},
-		{path: "phone"},
-		{path: "orderReference"},
-		{path: "kitchenNotes"},
-		{path: "customer", kind: ffObject, nullable: true},
-		{path: "customer.name"},
-		{path: "customer.phone"},
-		{path: "customer.email"},
-		{path: "customer.address", kind: ffObject},
-		{path: "customer.address.lineOne"},
-		{path: "customer.address.lineTwo"},
-		{path: "customer.address.city"},
-		{path: "customer.address.postcode"},
-		{path: "customer.address.coordinates", kind: ffObject},
-		{path: "customer.address.coordinates.latitude", kind: ffNumber},
-		{path: "customer.address.coordinates.longitude", kind: ffNumber},
-	},
-	fulfillment.TypeCollectionByCustomer: {
-		{path: "collectionTime", kind: ffTime},
-		{path: "collectionNotes"},
-		{path: "name"},
-		{path: "phone"},
-		{path: "orderReference"},
-		{path: "kitchenNotes"},
-	},
-	fulfillment.TypeOrderAtTable: {
-		{path: "kitchenNotes"},
-		{path: "tableNumber", kind: ffInteger},
-	},
+// fulfillmentSpecs lists the fields of each fulfillment body, parents
+// before their children, read from the SDK's types (the one definition of
+// the wire format): a pointer is nullable, every other field is required.
+var fulfillmentSpecs = func() map[fulfillment.Type][]ffField {
+	specs := map[fulfillment.Type][]ffField{}
+	for _, t := range fulfillment.Types() {
+		specs[t] = appendFields(nil, reflect.TypeOf(fulfillment.NewMethod(t)).Elem(), "")
+	}
+	return specs
+}()
+
+var (
+	timeType  = reflect.TypeFor[time.Time]()
+	moneyType = reflect.TypeFor[client.Money]()
+)
+
+// appendFields appends the JSON fields of the struct type t, under prefix.
+func appendFields(specs []ffField, t reflect.Type, prefix string) []ffField {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "" || name == "-" {
+			continue
+		}
+		sp := ffField{path: fielderr.Join(prefix, name)}
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft, sp.nullable = ft.Elem(), true
+		}
+		switch {
+		case ft == timeType:
+			sp.kind = ffTime
+		case ft == moneyType:
+			sp.kind = ffMoney
+		case ft.Kind() == reflect.String:
+			sp.kind = ffString
+		case ft.Kind() == reflect.Float64:
+			sp.kind = ffNumber
+		case ft.Kind() == reflect.Int:
+			sp.kind = ffInteger
+		case ft.Kind() == reflect.Struct:
+			sp.kind = ffObject
+			specs = appendFields(append(specs, sp), ft, sp.path)
+			continue
+		default:
+			panic("refserver: fulfillment field " + sp.path + " has a type the body checks do not know")
+		}
+		specs = append(specs, sp)
+	}
+	return specs
 }
 
 // parseFulfillment checks a fulfillment body and decodes it into the SDK's
