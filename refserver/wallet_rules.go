@@ -21,10 +21,13 @@ func validateCardInsert(raw []byte, req *wallet.InsertCardRequest, now time.Time
 	// for the rule that one of the two is required.
 	rules := *req
 	absent := fielderr.Missing(raw, "providerBCse", "providerDToken")
-	for path, token := range map[string]*string{"providerBCse": &rules.ProviderBCse, "providerDToken": &rules.ProviderDToken} {
-		if _, gone := absent[path]; !gone && *token == "" {
-			bad.Add(path, "must not be empty")
-			*token = "(empty)"
+	for _, t := range []struct {
+		path  string
+		token *string
+	}{{"providerBCse", &rules.ProviderBCse}, {"providerDToken", &rules.ProviderDToken}} {
+		if _, gone := absent[t.path]; !gone && *t.token == "" {
+			bad.Add(t.path, "must not be empty")
+			*t.token = "(empty)"
 		}
 	}
 	_ = bad.Merge(rules.Validate()) // nil or a *client.ValidationError
