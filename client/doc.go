@@ -49,6 +49,11 @@
 // Failures without a response (connection refused, timeouts, cancellation)
 // are returned wrapped, so errors.Is(err, context.Canceled) works.
 //
+// The Validate methods of the area packages refuse a request before it is
+// sent with a *ValidationError, whose Fields are the JSON paths and
+// reasons the service would give in a 400002; errors.Is(err,
+// ErrValidation) matches both.
+//
 // # Wire types
 //
 // Money is an exact decimal amount that never passes through float64.

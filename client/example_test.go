@@ -104,3 +104,21 @@ func ExampleAPIError_FieldErrors() {
 	// Output:
 	// menuItems[0].price required
 }
+
+// A Validate method's refusal and the service's 400002 are handled by one
+// branch: both match ErrValidation and name fields by JSON path.
+func ExampleValidationError() {
+	err := fmt.Errorf("possync: push: %w", &client.ValidationError{Fields: map[string]string{
+		"menuItems[0].quantity": "must not be negative",
+	}})
+	if errors.Is(err, client.ErrValidation) {
+		var ve *client.ValidationError
+		if errors.As(err, &ve) {
+			fmt.Println(ve.Paths())
+		}
+		fmt.Println(err)
+	}
+	// Output:
+	// [menuItems[0].quantity]
+	// possync: push: hospo: invalid request: menuItems[0].quantity: must not be negative
+}

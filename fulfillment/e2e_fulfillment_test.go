@@ -232,7 +232,7 @@ func TestSetValidationE2E(t *testing.T) {
 			fulfillment.OrderAtTable{},
 			fulfillment.OrderAtTable{TableNumber: -1},
 		} {
-			var ve *fulfillment.ValidationError
+			var ve *client.ValidationError
 			if !errors.As(m.Validate(), &ve) {
 				t.Fatalf("%#v: Validate found nothing", m)
 			}

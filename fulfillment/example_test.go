@@ -105,7 +105,7 @@ func ExampleService_CreateOrder() {
 	_, err := svc.CreateOrder(context.Background(), fulfillment.OrderRequest{LocationID: 7, Items: []fulfillment.OrderLine{
 		{PLU: "BURGER", Quantity: 1, Options: []fulfillment.OrderLine{{PLU: "", Quantity: 1}}},
 	}})
-	var ve *fulfillment.ValidationError
+	var ve *client.ValidationError
 	if errors.As(err, &ve) {
 		fmt.Println(ve.Paths())
 	}
@@ -140,7 +140,7 @@ func ExampleService_Set() {
 		Name:           "Driver Dan",
 		Customer:       &fulfillment.Customer{Name: "Ann"},
 	})
-	var ve *fulfillment.ValidationError
+	var ve *client.ValidationError
 	if errors.As(err, &ve) {
 		fmt.Println(strings.Join(ve.Paths(), "\n"))
 	}

@@ -81,7 +81,7 @@ type Method interface {
 	// Type names the method (and the endpoint it is sent to).
 	Type() Type
 	// Validate checks the method's fields the way the service does and
-	// returns a *ValidationError naming every bad field by its JSON path,
+	// returns a *client.ValidationError naming every bad field by its JSON path,
 	// or nil.
 	Validate() error
 	sealed()

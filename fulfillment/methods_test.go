@@ -203,9 +203,9 @@ func TestValidatePaths(t *testing.T) {
 				}
 				return
 			}
-			var ve *ValidationError
+			var ve *client.ValidationError
 			if !errors.As(err, &ve) {
-				t.Fatalf("Validate() = %v, want *ValidationError", err)
+				t.Fatalf("Validate() = %v, want *client.ValidationError", err)
 			}
 			if diff := cmp.Diff(tt.want, ve.Paths()); diff != "" {
 				t.Errorf("paths (-want +got):\n%s", diff)
@@ -267,7 +267,7 @@ func TestOrderRequestValidate(t *testing.T) {
 		{PLU: "B1", Quantity: 1},
 		{PLU: "B2", Quantity: MaxQuantity + 1, Options: []OrderLine{{Quantity: 1}, {PLU: "X", Quantity: 0}}},
 	}}
-	var ve *ValidationError
+	var ve *client.ValidationError
 	if !errors.As(bad.Validate(), &ve) {
 		t.Fatal("no ValidationError")
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 	"github.com/hospo-dev/hospo-go/universalpos"
 )
 
@@ -61,44 +62,61 @@ func (l OrderLine) MarshalJSON() ([]byte, error) {
 	return json.Marshal(line(l))
 }
 
-// Validate checks what can be checked without the menu: a location, at
-// least one line, a PLU and a quantity from 1 to MaxQuantity on every line.
-// It returns a *ValidationError with the paths the service would report
-// ("items[1].options[0].plu"), or nil. Whether the PLUs exist, are
-// available and respect the modifier groups is checked by the service.
+// Validate checks what can be checked without the menu: a positive
+// location id, and the items as ValidateItems does. It returns a
+// *client.ValidationError with the paths and reasons the service would
+// report ("items[1].options[0].plu": "required"), or nil. Whether the
+// PLUs exist, are available and respect the modifier groups is checked by
+// the service.
 func (r OrderRequest) Validate() error {
-	c := checker{}
+	var c checker
 	if r.LocationID <= 0 {
-		c.add("locationId", ReasonRequired)
+		c.Add("locationId", "must be a positive id")
 	}
-	switch {
-	case len(r.Items) == 0:
-		c.add("items", "must not be empty")
-	case len(r.Items) > MaxOrderLines:
-		c.add("items", "too many lines")
-	}
-	for i, it := range r.Items {
-		validateLine(c, "items["+strconv.Itoa(i)+"]", it, 0)
-	}
-	return c.err("order")
+	c.items(r.Items)
+	return c.Err()
 }
 
-func validateLine(c checker, path string, l OrderLine, depth int) {
+// ValidateItems checks the items of an order request the way Validate
+// does, for a caller that builds them before it knows the location: at
+// least one and at most MaxOrderLines lines, and on every line and option
+// a PLU, a quantity from 1 to MaxQuantity, and options nested at most
+// MaxOptionDepth deep. Paths are those of the request ("items[0].plu").
+func ValidateItems(items []OrderLine) error {
+	var c checker
+	c.items(items)
+	return c.Err()
+}
+
+func (c *checker) items(items []OrderLine) {
+	switch {
+	case len(items) == 0:
+		c.Add("items", "must not be empty")
+	case len(items) > MaxOrderLines:
+		c.Add("items", "must have at most "+strconv.Itoa(MaxOrderLines)+" lines")
+	}
+	for i, it := range items {
+		c.line(fielderr.Index("items", i), it, 0)
+	}
+}
+
+// line checks the line at path, nested depth levels under an item line.
+func (c *checker) line(path string, l OrderLine, depth int) {
 	if l.PLU == "" {
-		c.add(path+".plu", ReasonRequired)
+		c.Add(path+".plu", ReasonRequired)
 	}
 	switch {
 	case l.Quantity < 1:
-		c.add(path+".quantity", "must be at least 1")
+		c.Add(path+".quantity", "must be at least 1")
 	case l.Quantity > MaxQuantity:
-		c.add(path+".quantity", "must be at most "+strconv.Itoa(MaxQuantity))
+		c.Add(path+".quantity", "must be at most "+strconv.Itoa(MaxQuantity))
 	}
 	if depth >= MaxOptionDepth && len(l.Options) > 0 {
-		c.add(path+".options", "nested too deeply")
+		c.Add(path+".options", "nested too deeply")
 		return
 	}
 	for i, o := range l.Options {
-		validateLine(c, path+".options["+strconv.Itoa(i)+"]", o, depth+1)
+		c.line(fielderr.Index(path+".options", i), o, depth+1)
 	}
 }
 
@@ -179,7 +197,7 @@ type OrderResponse struct {
 // POST /ordering/v3/order
 func (s *Service) CreateOrder(ctx context.Context, req OrderRequest, opts ...client.Option) (CreatedOrder, error) {
 	if err := req.Validate(); err != nil {
-		return CreatedOrder{}, err
+		return CreatedOrder{}, fmt.Errorf("fulfillment: create order: %w", err)
 	}
 	var out CreatedOrder
 	_, err := s.c.Do(ctx, &client.Request{

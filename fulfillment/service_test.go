@@ -92,9 +92,9 @@ func TestSetValidatesFirst(t *testing.T) {
 	t.Parallel()
 	svc, mock := setup(t)
 	err := svc.Set(context.Background(), "o-1", DeliveryByDeliveryPartner{Customer: &Customer{Name: "x"}})
-	var ve *ValidationError
+	var ve *client.ValidationError
 	if !errors.As(err, &ve) {
-		t.Fatalf("Set = %v, want *ValidationError", err)
+		t.Fatalf("Set = %v, want *client.ValidationError", err)
 	}
 	if ve.Fields["customer.address.postcode"] != ReasonRequired {
 		t.Errorf("customer.address.postcode not reported: %v", ve.Fields)
@@ -161,7 +161,7 @@ func TestCreateOrder(t *testing.T) {
 
 	// Invalid requests are not sent.
 	_, err = svc.CreateOrder(context.Background(), OrderRequest{LocationID: 5, Items: []OrderLine{{PLU: "A", Quantity: 1}, {PLU: "B", Quantity: 1, Options: []OrderLine{{Quantity: 1}}}}})
-	var ve *ValidationError
+	var ve *client.ValidationError
 	if !errors.As(err, &ve) || ve.Fields["items[1].options[0].plu"] == "" {
 		t.Errorf("CreateOrder(invalid) = %v", err)
 	}

@@ -27,7 +27,7 @@ func (s *Service) Set(ctx context.Context, orderID string, m Method, opts ...cli
 		return errors.New("fulfillment: set: empty order id")
 	}
 	if err := m.Validate(); err != nil {
-		return err
+		return fmt.Errorf("fulfillment: set %s: %w", m.Type(), err)
 	}
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: "POST",

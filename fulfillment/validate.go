@@ -2,12 +2,12 @@ package fulfillment
 
 import (
 	"math"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 )
 
 // Limits that Validate (and the service) apply to fulfillment fields.
@@ -28,130 +28,84 @@ var maxDeliveryCharge = client.MoneyFromCents(100_000_000)
 // uninitialised time.Time, never a real collection or delivery time.
 const minYear = 2000
 
-// ValidationError lists the fields of a request that break a rule, keyed by
-// JSON path ("customer.address.postcode", "items[1].options[0].plu"), with
-// a short reason each. The paths are the ones the service reports in the
-// contextData of a 400002, so a caller can handle local and remote
-// validation the same way: errors.Is(err, client.ErrValidation) matches both.
-type ValidationError struct {
-	// What is being validated, for the message: "collection-by-customer".
-	What string
-	// Fields maps a JSON path to the reason it is refused.
-	Fields map[string]string
-}
-
-// Error lists every failing path, sorted.
-func (e *ValidationError) Error() string {
-	var b strings.Builder
-	b.WriteString("fulfillment: invalid ")
-	b.WriteString(e.What)
-	for i, p := range e.Paths() {
-		if i == 0 {
-			b.WriteString(": ")
-		} else {
-			b.WriteString("; ")
-		}
-		b.WriteString(p)
-		b.WriteString(" ")
-		b.WriteString(e.Fields[p])
-	}
-	return b.String()
-}
-
-// Paths returns the failing JSON paths, sorted.
-func (e *ValidationError) Paths() []string {
-	paths := make([]string, 0, len(e.Fields))
-	for p := range e.Fields {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	return paths
-}
-
-// Is makes errors.Is(err, client.ErrValidation) true, like a 400002 from the
-// service.
-func (e *ValidationError) Is(target error) bool { return target == client.ErrValidation }
-
 // Reasons used by Validate, exported so callers can compare if they need to.
 const (
-	ReasonRequired = "required"
+	ReasonRequired = fielderr.ReasonRequired
 	ReasonTooLong  = "too long"
 )
 
 // checker collects failing paths.
-type checker map[string]string
-
-func (c checker) add(path, reason string) {
-	if _, ok := c[path]; !ok {
-		c[path] = reason
-	}
-}
+type checker struct{ fielderr.Set }
 
 // required checks a string that must carry something.
-func (c checker) required(path, s string, maxLen int) {
+func (c *checker) required(path, s string, maxLen int) {
 	if strings.TrimSpace(s) == "" {
-		c.add(path, ReasonRequired)
+		c.Add(path, ReasonRequired)
 		return
 	}
 	c.text(path, s, maxLen)
 }
 
 // text checks a string that may be empty.
-func (c checker) text(path, s string, maxLen int) {
+func (c *checker) text(path, s string, maxLen int) {
 	if !utf8.ValidString(s) {
-		c.add(path, "not valid UTF-8")
+		c.Add(path, "not valid UTF-8")
 	} else if utf8.RuneCountInString(s) > maxLen {
-		c.add(path, ReasonTooLong)
+		c.Add(path, ReasonTooLong)
 	}
 }
 
-func (c checker) email(path, s string) {
+func (c *checker) email(path, s string) {
 	c.required(path, s, MaxTextLength)
-	if _, bad := c[path]; bad {
+	if c.Has(path) {
 		return
 	}
 	at := strings.IndexByte(s, '@')
 	if at <= 0 || at == len(s)-1 || strings.ContainsAny(s, " \t\r\n") {
-		c.add(path, "not an email address")
+		c.Add(path, "not an email address")
 	}
 }
 
-func (c checker) time(path string, t time.Time) {
+func (c *checker) time(path string, t time.Time) {
 	switch {
 	case t.IsZero():
-		c.add(path, ReasonRequired)
+		c.Add(path, ReasonRequired)
 	case t.Year() < minYear || t.Year() > 9999:
-		c.add(path, "out of range")
+		c.Add(path, "out of range")
 	}
 }
 
-func (c checker) coordinates(path string, co Coordinates) {
+func (c *checker) coordinates(path string, co Coordinates) {
 	if math.IsNaN(co.Latitude) || co.Latitude < -90 || co.Latitude > 90 {
-		c.add(path+".latitude", "must be between -90 and 90")
+		c.Add(path+".latitude", "must be between -90 and 90")
 	}
 	if math.IsNaN(co.Longitude) || co.Longitude < -180 || co.Longitude > 180 {
-		c.add(path+".longitude", "must be between -180 and 180")
+		c.Add(path+".longitude", "must be between -180 and 180")
 	}
 }
 
-func (c checker) err(what string) error {
-	if len(c) == 0 {
-		return nil
-	}
-	return &ValidationError{What: what, Fields: map[string]string(c)}
+// collection checks the fields that a collection by a customer and one by
+// a delivery partner's driver share.
+func (c *checker) collection(at time.Time, notes, name, phone, reference, kitchenNotes string) {
+	c.time("collectionTime", at)
+	c.text("collectionNotes", notes, MaxNotesLength)
+	c.required("name", name, MaxTextLength)
+	c.required("phone", phone, MaxTextLength)
+	c.required("orderReference", reference, MaxTextLength)
+	c.text("kitchenNotes", kitchenNotes, MaxNotesLength)
 }
 
 // Validate implements Method. DeliveryNotes, AddressLineTwo and
 // KitchenNotes may be empty; the other strings are required.
 func (m DeliveryByOperator) Validate() error {
-	c := checker{}
+	var c checker
 	c.time("deliveryTime", m.DeliveryTime)
 	c.text("deliveryNotes", m.DeliveryNotes, MaxNotesLength)
 	switch {
 	case m.DeliveryCharge.IsNegative():
-		c.add("deliveryCharge", "must not be negative")
+		c.Add("deliveryCharge", fielderr.ReasonNegative)
 	case m.DeliveryCharge.Cmp(maxDeliveryCharge) > 0:
-		c.add("deliveryCharge", "must be at most "+maxDeliveryCharge.String())
+		c.Add("deliveryCharge", "must be at most "+maxDeliveryCharge.String())
 	}
 	c.required("customerName", m.CustomerName, MaxTextLength)
 	c.required("customerPhone", m.CustomerPhone, MaxTextLength)
@@ -166,20 +120,15 @@ func (m DeliveryByOperator) Validate() error {
 	if m.Coordinates != nil {
 		c.coordinates("coordinates", *m.Coordinates)
 	}
-	return c.err(string(m.Type()))
+	return c.Err()
 }
 
 // Validate implements Method. CollectionNotes and KitchenNotes may be empty;
 // the other strings are required, and so is every field of a non-nil
 // Customer except Address.LineTwo.
 func (m DeliveryByDeliveryPartner) Validate() error {
-	c := checker{}
-	c.time("collectionTime", m.CollectionTime)
-	c.text("collectionNotes", m.CollectionNotes, MaxNotesLength)
-	c.required("name", m.Name, MaxTextLength)
-	c.required("phone", m.Phone, MaxTextLength)
-	c.required("orderReference", m.OrderReference, MaxTextLength)
-	c.text("kitchenNotes", m.KitchenNotes, MaxNotesLength)
+	var c checker
+	c.collection(m.CollectionTime, m.CollectionNotes, m.Name, m.Phone, m.OrderReference, m.KitchenNotes)
 	if cu := m.Customer; cu != nil {
 		c.required("customer.name", cu.Name, MaxTextLength)
 		c.required("customer.phone", cu.Phone, MaxTextLength)
@@ -191,29 +140,24 @@ func (m DeliveryByDeliveryPartner) Validate() error {
 		c.required("customer.address.postcode", a.Postcode, MaxTextLength)
 		c.coordinates("customer.address.coordinates", a.Coordinates)
 	}
-	return c.err(string(m.Type()))
+	return c.Err()
 }
 
 // Validate implements Method. CollectionNotes and KitchenNotes may be
 // empty; the other strings are required.
 func (m CollectionByCustomer) Validate() error {
-	c := checker{}
-	c.time("collectionTime", m.CollectionTime)
-	c.text("collectionNotes", m.CollectionNotes, MaxNotesLength)
-	c.required("name", m.Name, MaxTextLength)
-	c.required("phone", m.Phone, MaxTextLength)
-	c.required("orderReference", m.OrderReference, MaxTextLength)
-	c.text("kitchenNotes", m.KitchenNotes, MaxNotesLength)
-	return c.err(string(m.Type()))
+	var c checker
+	c.collection(m.CollectionTime, m.CollectionNotes, m.Name, m.Phone, m.OrderReference, m.KitchenNotes)
+	return c.Err()
 }
 
 // Validate implements Method. KitchenNotes may be empty; TableNumber must be
 // at least 1.
 func (m OrderAtTable) Validate() error {
-	c := checker{}
+	var c checker
 	c.text("kitchenNotes", m.KitchenNotes, MaxNotesLength)
 	if m.TableNumber < 1 {
-		c.add("tableNumber", "must be at least 1")
+		c.Add("tableNumber", "must be at least 1")
 	}
-	return c.err(string(m.Type()))
+	return c.Err()
 }

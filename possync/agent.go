@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hospo-dev/hospo-go/client"
 )
 
 // Defaults of AgentConfig. The poll and heartbeat intervals are the ones the
@@ -258,7 +260,7 @@ func NewAgent(api API, cfg AgentConfig) (*Agent, error) {
 // check.
 //
 // A check whose LocationID is 0 is sent with the agent's location. Push
-// returns a *ValidationError for a check the service would refuse (see
+// returns a *client.ValidationError for a check the service would refuse (see
 // Check.Validate), an error for a check of another location,
 // ErrOutboxFull when MaxQueued other checks are waiting, and
 // ErrAgentClosed after Run has returned.
@@ -271,7 +273,7 @@ func (a *Agent) Push(check *Check) error {
 			check.CheckNumber, check.LocationID, a.cfg.LocationID)
 	}
 	if err := check.Validate(); err != nil {
-		var ve *ValidationError
+		var ve *client.ValidationError
 		if !errors.As(err, &ve) || check.LocationID != 0 || len(ve.Fields) != 1 || ve.Fields["locationId"] == "" {
 			return err
 		}

@@ -84,7 +84,8 @@
 //
 // # Validation
 //
-// Check.Validate applies the service's value rules (positive checkNumber
+// Check.Validate applies the service's value rules, and returns a
+// *client.ValidationError naming each failing field (positive checkNumber
 // and locationId; tableNumber, guests, quantities and the check's amounts
 // and item prices not negative; status open, closed or void; modifiers and
 // categories nested at most MaxNesting levels). The service also requires

@@ -206,13 +206,13 @@ func ExampleCheck_Validate() {
 	check.Status = "parked"
 	err := check.Validate()
 
-	var ve *possync.ValidationError
+	var ve *client.ValidationError
 	if errors.As(err, &ve) {
-		fmt.Println(strings.TrimPrefix(err.Error(), "possync: "))
+		fmt.Println(strings.TrimPrefix(err.Error(), "hospo: "))
 	}
 	fmt.Println(errors.Is(err, client.ErrValidation))
 	// Output:
-	// invalid check: menuItems[0].quantity: must not be negative, status: must be open, closed or void
+	// invalid request: menuItems[0].quantity: must not be negative; status: must be open, closed or void
 	// true
 }
 

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 )
 
 // API is the set of push-pull calls. *Service implements it; the Agent
@@ -68,6 +69,16 @@ type HeartbeatResult struct {
 // AcceptRequest is the body of accept-payment.
 type AcceptRequest struct {
 	PaymentID int64 `json:"paymentId"`
+}
+
+// Validate checks the request the way the service does: a positive
+// paymentId. It returns nil or a *client.ValidationError.
+func (r AcceptRequest) Validate() error {
+	var s fielderr.Set
+	if r.PaymentID <= 0 {
+		s.Add("paymentId", fielderr.ReasonPositive)
+	}
+	return s.Err()
 }
 
 // errNilCheck is returned by PushCheck for a nil check, before sending.

@@ -241,3 +241,14 @@ func TestPerCallToken(t *testing.T) {
 		t.Errorf("token %q, want the per-call one", got.Query.Get("accessToken"))
 	}
 }
+
+func TestAcceptRequestValidate(t *testing.T) {
+	t.Parallel()
+	if err := (AcceptRequest{PaymentID: 7}).Validate(); err != nil {
+		t.Fatalf("Validate = %v", err)
+	}
+	var ve *client.ValidationError
+	if err := (AcceptRequest{}).Validate(); !errors.As(err, &ve) || ve.Fields["paymentId"] != "must be positive" {
+		t.Errorf("Validate(0) = %v", err)
+	}
+}

@@ -212,9 +212,6 @@ func nonNil[T any](s []T) []T {
 // seconds, both ends included.
 type closedRange struct{ from, to int64 }
 
-// maxClosedRange is the longest range one closed-bills call may span.
-const maxClosedRange = 31 * 24 * time.Hour
-
 // parseClosedRange validates the from and to query parameters of the
 // closed-bills list from the raw query string. It is pure, so it can be
 // fuzzed, and every failure is a 400003 whose message says what to fix.
@@ -241,7 +238,7 @@ func parseClosedRange(rawQuery string) (closedRange, *api.Error) {
 	if from.After(to) {
 		return closedRange{}, apiErrMsg(client.CodeInvalidQuery, "from must not be after to.")
 	}
-	if to.Sub(from) > maxClosedRange {
+	if to.Sub(from) > bills.MaxRange {
 		return closedRange{}, apiErrMsg(client.CodeInvalidQuery, "The range from..to must not span more than 31 days.")
 	}
 	rng := closedRange{from: from.Unix(), to: to.Unix()}

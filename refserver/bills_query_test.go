@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hospo-dev/hospo-go/bills"
 	"github.com/hospo-dev/hospo-go/client"
 )
 
@@ -137,7 +138,7 @@ func FuzzParseClosedRange(f *testing.F) {
 		if rng.from > rng.to+1 {
 			t.Fatalf("parseClosedRange(%q) = %+v: from after to", raw, rng)
 		}
-		if rng.to-rng.from > int64(maxClosedRange/time.Second) {
+		if rng.to-rng.from > int64(bills.MaxRange/time.Second) {
 			t.Fatalf("parseClosedRange(%q) = %+v: longer than 31 days", raw, rng)
 		}
 	})

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/fulfillment"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 )
 
 // ffKind is the JSON type (and, for strings and numbers, the format) a
@@ -39,62 +41,63 @@ func (k ffKind) want() string {
 }
 
 // ffField describes one field of a fulfillment body (interface.md 4.13 to
-// 4.15). Parents come before their children.
+// 4.15).
 type ffField struct {
 	path     string
 	kind     ffKind
 	nullable bool
 }
 
-var fulfillmentSpecs = map[fulfillment.Type][]ffField{
-	fulfillment.TypeDeliveryByOperator: {
-		{path: "deliveryTime", kind: ffTime},
-		{path: "deliveryNotes"},
-		{path: "deliveryCharge", kind: ffMoney},
-		{path: "customerName"},
-		{path: "customerPhone"},
-		{path: "customerEmail", nullable: true},
-		{path: "addressLineOne"},
-		{path: "addressLineTwo"},
-		{path: "city"},
-		{path: "postCode"},
-		{path: "kitchenNotes"},
-		{path: "coordinates", kind: ffObject, nullable: true},
-		{path: "coordinates.latitude", kind: ffNumber},
-		{path: "coordinates.longitude", kind: ffNumber},
-	},
-	fulfillment.TypeDeliveryByDeliveryPartner: {
-		{path: "collectionTime", kind: ffTime},
-		{path: "collectionNotes"},
-		{path: "name"},
-		{path: "phone"},
-		{path: "orderReference"},
-		{path: "kitchenNotes"},
-		{path: "customer", kind: ffObject, nullable: true},
-		{path: "customer.name"},
-		{path: "customer.phone"},
-		{path: "customer.email"},
-		{path: "customer.address", kind: ffObject},
-		{path: "customer.address.lineOne"},
-		{path: "customer.address.lineTwo"},
-		{path: "customer.address.city"},
-		{path: "customer.address.postcode"},
-		{path: "customer.address.coordinates", kind: ffObject},
-		{path: "customer.address.coordinates.latitude", kind: ffNumber},
-		{path: "customer.address.coordinates.longitude", kind: ffNumber},
-	},
-	fulfillment.TypeCollectionByCustomer: {
-		{path: "collectionTime", kind: ffTime},
-		{path: "collectionNotes"},
-		{path: "name"},
-		{path: "phone"},
-		{path: "orderReference"},
-		{path: "kitchenNotes"},
-	},
-	fulfillment.TypeOrderAtTable: {
-		{path: "kitchenNotes"},
-		{path: "tableNumber", kind: ffInteger},
-	},
+// fulfillmentSpecs lists the fields of each fulfillment body, parents
+// before their children, read from the SDK's types (the one definition of
+// the wire format): a pointer is nullable, every other field is required.
+var fulfillmentSpecs = func() map[fulfillment.Type][]ffField {
+	specs := map[fulfillment.Type][]ffField{}
+	for _, t := range fulfillment.Types() {
+		specs[t] = appendFields(nil, reflect.TypeOf(fulfillment.NewMethod(t)).Elem(), "")
+	}
+	return specs
+}()
+
+var (
+	timeType  = reflect.TypeFor[time.Time]()
+	moneyType = reflect.TypeFor[client.Money]()
+)
+
+// appendFields appends the JSON fields of the struct type t, under prefix.
+func appendFields(specs []ffField, t reflect.Type, prefix string) []ffField {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "" || name == "-" {
+			continue
+		}
+		sp := ffField{path: fielderr.Join(prefix, name)}
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft, sp.nullable = ft.Elem(), true
+		}
+		switch {
+		case ft == timeType:
+			sp.kind = ffTime
+		case ft == moneyType:
+			sp.kind = ffMoney
+		case ft.Kind() == reflect.String:
+			sp.kind = ffString
+		case ft.Kind() == reflect.Float64:
+			sp.kind = ffNumber
+		case ft.Kind() == reflect.Int:
+			sp.kind = ffInteger
+		case ft.Kind() == reflect.Struct:
+			sp.kind = ffObject
+			specs = appendFields(append(specs, sp), ft, sp.path)
+			continue
+		default:
+			panic("refserver: fulfillment field " + sp.path + " has a type the body checks do not know")
+		}
+		specs = append(specs, sp)
+	}
+	return specs
 }
 
 // parseFulfillment checks a fulfillment body and decodes it into the SDK's
@@ -133,7 +136,7 @@ func parseFulfillment(t fulfillment.Type, raw []byte) (fulfillment.Method, error
 	}
 
 	var typeErrs []string
-	bad := map[string]string{}
+	var bad fielderr.Set
 	for _, sp := range specs {
 		parent, key, found := fulfillmentParent(obj, sp.path)
 		if !found {
@@ -149,7 +152,7 @@ func parseFulfillment(t fulfillment.Type, raw []byte) (fulfillment.Method, error
 			continue
 		}
 		if reason != "" {
-			bad[sp.path] = reason
+			bad.Add(sp.path, reason)
 			// Drop the value so the rest of the body still decodes and is
 			// checked; the path is already reported.
 			delete(parent, key)
@@ -165,9 +168,7 @@ func parseFulfillment(t fulfillment.Type, raw []byte) (fulfillment.Method, error
 			required = append(required, sp.path)
 		}
 	}
-	for p, reason := range missingFields(raw, required...) {
-		bad[p] = reason
-	}
+	bad.Require(raw, required...)
 
 	clean, err := json.Marshal(obj)
 	if err != nil {
@@ -178,18 +179,11 @@ func parseFulfillment(t fulfillment.Type, raw []byte) (fulfillment.Method, error
 		// The kinds were checked above, so this is a case they miss.
 		return nil, apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body.")
 	}
-	var ve *fulfillment.ValidationError
-	if err := m.Validate(); errors.As(err, &ve) {
-		for p, reason := range ve.Fields {
-			if !pathCoveredBy(bad, p) {
-				bad[p] = reason
-			}
-		}
-	} else if err != nil {
+	if err := bad.Merge(m.Validate()); err != nil {
 		return nil, err
 	}
-	if len(bad) > 0 {
-		return nil, validationErr(bad)
+	if bad.Len() > 0 {
+		return nil, validationErr(bad.Map())
 	}
 	return m, nil
 }
@@ -238,43 +232,28 @@ func checkFieldKind(k ffKind, v any) (reason string, typeOK bool) {
 	case ffNumber:
 		f, err := n.Float64()
 		if err != nil || math.IsInf(f, 0) {
-			return "is out of range", true
+			return fielderr.ReasonOutOfRange, true
 		}
 	case ffInteger:
 		i, err := strconv.ParseInt(n.String(), 10, 64)
 		if err != nil {
 			if _, ferr := n.Float64(); ferr == nil && !strings.ContainsAny(n.String(), ".eE") {
-				return "is out of range", true
+				return fielderr.ReasonOutOfRange, true
 			}
 			return "must be an integer", true
 		}
 		if i > math.MaxInt32 || i < math.MinInt32 {
-			return "is out of range", true
+			return fielderr.ReasonOutOfRange, true
 		}
 	case ffMoney:
 		if _, err := client.ParseMoney(n.String()); err != nil {
 			if errors.Is(err, client.ErrMoneyPrecision) {
-				return "must have at most 2 decimal places", true
+				return fielderr.ReasonMoneyPrecision, true
 			}
-			return "is out of range", true
+			return fielderr.ReasonOutOfRange, true
 		}
 	}
 	return "", true
-}
-
-// pathCoveredBy reports whether path, or an ancestor of it, is already in bad:
-// a missing customer.address makes its lines' reports redundant.
-func pathCoveredBy(bad map[string]string, path string) bool {
-	for {
-		if _, ok := bad[path]; ok {
-			return true
-		}
-		i := strings.LastIndexByte(path, '.')
-		if i < 0 {
-			return false
-		}
-		path = path[:i]
-	}
 }
 
 // canonicalFulfillment is the stored form of a fulfillment: the SDK type

@@ -125,3 +125,35 @@ func FuzzParseFulfillment(f *testing.F) {
 		}
 	})
 }
+
+// The fields read from the SDK's types are those of interface.md 4.13 to
+// 4.15, with their kinds and the nullable ones.
+func TestFulfillmentSpecs(t *testing.T) {
+	t.Parallel()
+	collection := []ffField{{path: "collectionTime", kind: ffTime}, {path: "collectionNotes"}, {path: "name"},
+		{path: "phone"}, {path: "orderReference"}, {path: "kitchenNotes"}}
+	want := map[fulfillment.Type][]ffField{
+		fulfillment.TypeDeliveryByOperator: {
+			{path: "deliveryTime", kind: ffTime}, {path: "deliveryNotes"}, {path: "deliveryCharge", kind: ffMoney},
+			{path: "customerName"}, {path: "customerPhone"}, {path: "customerEmail", nullable: true},
+			{path: "addressLineOne"}, {path: "addressLineTwo"}, {path: "city"}, {path: "postCode"}, {path: "kitchenNotes"},
+			{path: "coordinates", kind: ffObject, nullable: true},
+			{path: "coordinates.latitude", kind: ffNumber}, {path: "coordinates.longitude", kind: ffNumber},
+		},
+		fulfillment.TypeDeliveryByDeliveryPartner: append(collection[:len(collection):len(collection)],
+			ffField{path: "customer", kind: ffObject, nullable: true},
+			ffField{path: "customer.name"}, ffField{path: "customer.phone"}, ffField{path: "customer.email"},
+			ffField{path: "customer.address", kind: ffObject},
+			ffField{path: "customer.address.lineOne"}, ffField{path: "customer.address.lineTwo"},
+			ffField{path: "customer.address.city"}, ffField{path: "customer.address.postcode"},
+			ffField{path: "customer.address.coordinates", kind: ffObject},
+			ffField{path: "customer.address.coordinates.latitude", kind: ffNumber},
+			ffField{path: "customer.address.coordinates.longitude", kind: ffNumber},
+		),
+		fulfillment.TypeCollectionByCustomer: collection,
+		fulfillment.TypeOrderAtTable:         {{path: "kitchenNotes"}, {path: "tableNumber", kind: ffInteger}},
+	}
+	if d := cmp.Diff(want, fulfillmentSpecs, cmp.AllowUnexported(ffField{})); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

@@ -18,35 +18,20 @@ import (
 	"github.com/hospo-dev/hospo-go/universalpos"
 )
 
-// orderRequiredPaths are the fields of an order request that must be
-// present and not null, options included down to the deepest nesting
-// allowed.
-var orderRequiredPaths = func() []string {
-	paths := []string{"locationId", "items", "items[].plu", "items[].quantity"}
-	prefix := "items[]"
-	for range fulfillment.MaxOptionDepth {
-		prefix += ".options[]"
-		paths = append(paths, prefix+".plu", prefix+".quantity")
-	}
-	return paths
-}()
-
 // handleCreateOrder serves POST /ordering/v3/order: it checks the order
 // against the location's synced menu, prices it from the menu and stores
 // it in status created.
 func (s *Server) handleCreateOrder(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var req fulfillment.OrderRequest
-	bad, err := api.Decode(r, &req, orderRequiredPaths...)
-	if err != nil {
+	if _, err := api.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	if _, missing := bad["locationId"]; !missing && req.LocationID <= 0 {
-		bad["locationId"] = "must be a positive id"
-	}
-	userID := api.RequestFrom(r.Context()).Principal().UserID
+	q := api.RequestFrom(r.Context())
+	bad := checkOrderRequest(q.Body(), &req)
+	userID := q.Principal().UserID
 	return func(tx *store.Tx) (any, error) {
 		var lm *locationMenus // nil: no location to check the lines against
-		if _, badID := bad["locationId"]; !badID {
+		if !bad.Has("locationId") {
 			m, err := loadMenus(tx, req.LocationID)
 			if errors.Is(err, store.ErrNotFound) {
 				return nil, apiErr(client.CodeNotFound)
@@ -57,13 +42,9 @@ func (s *Server) handleCreateOrder(_ http.ResponseWriter, r *http.Request) (api.
 			lm = &m
 		}
 		items, total, lineErrs := priceOrder(lm, req.Items)
-		for p, reason := range lineErrs {
-			if !pathCoveredBy(bad, p) {
-				bad[p] = reason
-			}
-		}
-		if len(bad) > 0 {
-			return nil, validationErr(bad)
+		bad.MergeFields(lineErrs)
+		if bad.Len() > 0 {
+			return nil, validationErr(bad.Map())
 		}
 		itemsJSON, err := json.Marshal(items)
 		if err != nil {

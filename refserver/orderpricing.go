@@ -2,10 +2,10 @@ package refserver
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/fulfillment"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 	"github.com/hospo-dev/hospo-go/universalpos"
 )
 
@@ -13,6 +13,29 @@ import (
 // order, it keeps quantities multiplied through nested options from ever
 // overflowing the int64 of client.Money.
 var maxOrderTotal = client.MoneyFromCents(100_000_000)
+
+// orderRequiredPaths are the fields of an order request that must be
+// present and not null, options included down to the deepest nesting
+// allowed.
+var orderRequiredPaths = func() []string {
+	paths := []string{"locationId", "items", "items[].plu", "items[].quantity"}
+	prefix := "items[]"
+	for range fulfillment.MaxOptionDepth {
+		prefix += ".options[]"
+		paths = append(paths, prefix+".plu", prefix+".quantity")
+	}
+	return paths
+}()
+
+// checkOrderRequest returns what is wrong with an order request before its
+// location's menu is consulted: the fields missing or null in the body
+// raw, then fulfillment.OrderRequest.Validate's verdict on the rest.
+func checkOrderRequest(raw []byte, req *fulfillment.OrderRequest) *fielderr.Set {
+	bad := new(fielderr.Set)
+	bad.Require(raw, orderRequiredPaths...)
+	_ = bad.Merge(req.Validate()) // nil or a *client.ValidationError
+	return bad
+}
 
 // menuIndex finds items and deals of a location's menus by PLU. A PLU is
 // unique within one menu (universalpos.ValidateMenus), but two menus of a
@@ -57,49 +80,40 @@ func newMenuIndex(menus []universalpos.Menu) menuIndex {
 // it, by JSON path.
 type pricer struct {
 	menu menuIndex
-	errs map[string]string
+	// bad starts with fulfillment.ValidateItems's verdict on the lines:
+	// a line that breaks those rules is not priced, and the menu's
+	// verdicts are added to it.
+	bad fielderr.Set
 	// synced is false when the location's menu has never been synced, which
 	// the reasons mention: every PLU is unknown then.
 	synced bool
-	// shapeOnly checks PLUs and quantities only, when there is no location
-	// whose menu could be consulted.
-	shapeOnly bool
 }
 
-func (p *pricer) fail(path, reason string) {
-	if old, ok := p.errs[path]; ok {
-		if !strings.Contains(old, reason) {
-			p.errs[path] = old + "; " + reason
-		}
-		return
-	}
-	p.errs[path] = reason
-}
+// fail records a reason of the menu's; a path that fails twice (two
+// modifier groups' bounds) reports both.
+func (p *pricer) fail(path, reason string) { p.bad.Append(path, reason) }
 
-// priceOrder checks every line of an order against the location's menus and
+// priceOrder checks every line of an order, with the SDK's rules
+// (fulfillment.ValidateItems) and against the location's menus, and
 // returns the lines with the menu's names and unit prices, and the total:
 // for each item line (item price + its options) x quantity, where an
 // option counts (option price + its own options) x option quantity per
 // unit of its parent. A deal line costs the deal's price; the items chosen
 // for it cost nothing more, their options do. All of it in exact
 // hundredths. errs names each bad line by JSON path (nil when the order is
-// good). With a nil lm only the PLUs and quantities are checked (and errs
-// is never nil then: there is nothing to price).
+// good). With a nil lm only the SDK's rules are checked, and no lines are
+// returned: there is nothing to price them with.
 func priceOrder(lm *locationMenus, lines []fulfillment.OrderLine) (items []universalpos.OrderItem, total client.Money, errs map[string]string) {
-	p := &pricer{errs: map[string]string{}}
+	p := &pricer{}
+	// ValidateItems returns nil or a *client.ValidationError, which Merge
+	// takes whole.
+	_ = p.bad.Merge(fulfillment.ValidateItems(lines))
 	if lm == nil {
-		p.shapeOnly = true
-	} else {
-		p.menu, p.synced = newMenuIndex(lm.menus), !lm.syncedAt.IsZero()
+		return nil, client.Money{}, p.bad.Map()
 	}
-	switch {
-	case len(lines) == 0:
-		p.fail("items", "must not be empty")
-	case len(lines) > fulfillment.MaxOrderLines:
-		p.fail("items", "must have at most "+strconv.Itoa(fulfillment.MaxOrderLines)+" lines")
-	}
+	p.menu, p.synced = newMenuIndex(lm.menus), !lm.syncedAt.IsZero()
 	for i, l := range lines {
-		path := "items[" + strconv.Itoa(i) + "]"
+		path := fielderr.Index("items", i)
 		it, ok := p.line(path, l)
 		if !ok {
 			continue
@@ -116,48 +130,30 @@ func priceOrder(lm *locationMenus, lines []fulfillment.OrderLine) (items []unive
 		}
 		total = total.Add(line)
 	}
-	if len(p.errs) > 0 || p.shapeOnly {
-		return nil, client.Money{}, p.errs
+	if p.bad.Len() > 0 {
+		return nil, client.Money{}, p.bad.Map()
 	}
 	return items, total, nil
 }
 
-// basics checks a line's PLU and quantity; false when the line cannot be
-// priced.
-func (p *pricer) basics(path string, l fulfillment.OrderLine) bool {
-	ok := true
-	if l.PLU == "" {
-		p.fail(path+".plu", fulfillment.ReasonRequired)
-		ok = false
-	}
-	switch {
-	case l.Quantity < 1:
-		p.fail(path+".quantity", "must be at least 1")
-		ok = false
-	case l.Quantity > fulfillment.MaxQuantity:
-		p.fail(path+".quantity", "must be at most "+strconv.Itoa(fulfillment.MaxQuantity))
-		ok = false
-	}
-	return ok
+// priceable reports whether the line at path passed the SDK's rules for
+// its own PLU and quantity: a line that did not cannot be looked up or
+// counted.
+func (p *pricer) priceable(path string) bool {
+	return !p.bad.Has(path) && !p.bad.Has(path+".plu") && !p.bad.Has(path+".quantity")
 }
 
 func (p *pricer) line(path string, l fulfillment.OrderLine) (universalpos.OrderItem, bool) {
-	if !p.basics(path, l) {
-		p.shapes(path, l.Options, 1)
-		return universalpos.OrderItem{}, false
-	}
-	if p.shapeOnly {
-		p.shapes(path, l.Options, 1)
+	if !p.priceable(path) {
 		return universalpos.OrderItem{}, false
 	}
 	if ix, ok := p.menu.items[l.PLU]; ok {
 		it := ix.item
 		if !it.Available {
 			p.fail(path+".plu", "item "+strconv.Quote(l.PLU)+" is unavailable")
-			p.shapes(path, l.Options, 1)
 			return universalpos.OrderItem{}, false
 		}
-		opts, ok := p.options(path, it.Modifiers, l.Options, 1)
+		opts, ok := p.options(path, it.Modifiers, l.Options)
 		return universalpos.OrderItem{PLU: it.PLU, Name: it.Name, Quantity: l.Quantity, Price: it.Price, Options: opts}, ok
 	}
 	if dx, ok := p.menu.deals[l.PLU]; ok {
@@ -169,31 +165,15 @@ func (p *pricer) line(path string, l fulfillment.OrderLine) (universalpos.OrderI
 		reason = "unknown plu (the location's menu has not been synced yet)"
 	}
 	p.fail(path+".plu", reason)
-	p.shapes(path, l.Options, 1)
 	return universalpos.OrderItem{}, false
-}
-
-// shapes checks the PLUs and quantities of options that cannot be checked
-// against the menu, so that every bad field is still reported.
-func (p *pricer) shapes(parent string, chosen []fulfillment.OrderLine, depth int) {
-	if depth > fulfillment.MaxOptionDepth && len(chosen) > 0 {
-		p.fail(parent+".options", "nested too deeply")
-		return
-	}
-	for j, c := range chosen {
-		path := parent + ".options[" + strconv.Itoa(j) + "]"
-		p.basics(path, c)
-		p.shapes(path, c.Options, depth+1)
-	}
 }
 
 // options checks the options chosen for one unit of a parent against the
 // parent's modifier groups: each PLU an option of one of the groups, each
 // group's min and max respected by the sum of the quantities chosen from it.
-func (p *pricer) options(parent string, groups []universalpos.ModifierGroup, chosen []fulfillment.OrderLine, depth int) ([]universalpos.OrderOption, bool) {
+func (p *pricer) options(parent string, groups []universalpos.ModifierGroup, chosen []fulfillment.OrderLine) ([]universalpos.OrderOption, bool) {
 	optsPath := parent + ".options"
-	if depth > fulfillment.MaxOptionDepth && len(chosen) > 0 {
-		p.fail(optsPath, "nested too deeply")
+	if p.bad.Has(optsPath) { // nested too deeply
 		return nil, false
 	}
 	// unsure: a line without a usable PLU or quantity cannot be counted,
@@ -202,21 +182,19 @@ func (p *pricer) options(parent string, groups []universalpos.ModifierGroup, cho
 	counts := make([]int, len(groups))
 	out := make([]universalpos.OrderOption, 0, len(chosen))
 	for j, c := range chosen {
-		path := optsPath + "[" + strconv.Itoa(j) + "]"
-		if !p.basics(path, c) {
-			p.shapes(path, c.Options, depth+1)
+		path := fielderr.Index(optsPath, j)
+		if !p.priceable(path) {
 			ok, unsure = false, true
 			continue
 		}
 		gi, opt, found := findGroupOption(groups, c.PLU)
 		if !found {
 			p.fail(path+".plu", "not an option offered here")
-			p.shapes(path, c.Options, depth+1)
 			ok = false
 			continue
 		}
 		counts[gi] += c.Quantity
-		nested, nok := p.options(path, opt.Modifiers, c.Options, depth+1)
+		nested, nok := p.options(path, opt.Modifiers, c.Options)
 		ok = ok && nok
 		out = append(out, universalpos.OrderOption{PLU: opt.PLU, Name: opt.Name, Quantity: c.Quantity, Price: opt.Price, Options: nested})
 	}
@@ -241,9 +219,8 @@ func (p *pricer) deal(parent string, dx indexedDeal, chosen []fulfillment.OrderL
 	counts := make([]int, len(groups))
 	out := make([]universalpos.OrderOption, 0, len(chosen))
 	for j, c := range chosen {
-		path := optsPath + "[" + strconv.Itoa(j) + "]"
-		if !p.basics(path, c) {
-			p.shapes(path, c.Options, 2)
+		path := fielderr.Index(optsPath, j)
+		if !p.priceable(path) {
 			ok, unsure = false, true
 			continue
 		}
@@ -263,18 +240,16 @@ func (p *pricer) deal(parent string, dx indexedDeal, chosen []fulfillment.OrderL
 		it, isItem := dx.items[c.PLU]
 		if gi < 0 || !isItem {
 			p.fail(path+".plu", "not an item of this deal")
-			p.shapes(path, c.Options, 2)
 			ok = false
 			continue
 		}
 		if !it.Available {
 			p.fail(path+".plu", "item "+strconv.Quote(c.PLU)+" is unavailable")
-			p.shapes(path, c.Options, 2)
 			ok = false
 			continue
 		}
 		counts[gi] += c.Quantity
-		nested, nok := p.options(path, it.Modifiers, c.Options, 2)
+		nested, nok := p.options(path, it.Modifiers, c.Options)
 		ok = ok && nok
 		// The deal's price covers the item itself.
 		out = append(out, universalpos.OrderOption{PLU: it.PLU, Name: it.Name, Quantity: c.Quantity, Price: client.Money{}, Options: nested})

@@ -10,22 +10,6 @@ import (
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
-// paymentRequest is the body of POST /payments/v1/payment. Money that has
-// more than two fraction digits is a 400002 from api.Decode.
-type paymentRequest struct {
-	LocationID  int64        `json:"locationId"`
-	CheckNumber int64        `json:"checkNumber"`
-	CardID      int64        `json:"cardId"`
-	Amount      client.Money `json:"amount"`
-	Tip         client.Money `json:"tip"`
-}
-
-// maxPaymentTip bounds a payment's tip (1,000,000.00, like an order's
-// total). amount is bounded by the check's outstanding amount; the tip has
-// no such bound, and a POS that adds an absurd tip to the check's tipsPaid
-// with client.Money would overflow.
-var maxPaymentTip = client.MoneyFromCents(100_000_000)
-
 // paymentResponse is the body of both payment endpoints.
 type paymentResponse struct {
 	Payment     wallet.Payment     `json:"payment"`
@@ -37,8 +21,8 @@ type paymentResponse struct {
 // until it accepts it. The checks run in this order, each failing with
 // its own code:
 //
-//  1. the body: every field present, amount > 0, 0 <= tip <=
-//     maxPaymentTip, at most two decimals (400002);
+//  1. the body: every field present, at most two decimals, and
+//     wallet.CreatePaymentRequest.Validate's rules (400002);
 //  2. the location, the card (the user's own) and the check's bill exist
 //     (404001; another user's card looks exactly like an unknown one, and
 //     a void check cannot be paid);
@@ -52,23 +36,11 @@ type paymentResponse struct {
 // Everything runs in one transaction, so two concurrent payments cannot
 // both fit into the same outstanding amount.
 func (s *Server) handleCreatePayment(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
-	var req paymentRequest
-	bad, err := api.Decode(r, &req, "locationId", "checkNumber", "cardId", "amount", "tip")
-	if err != nil {
+	var req wallet.CreatePaymentRequest
+	if _, err := api.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	if _, missing := bad["amount"]; !missing && req.Amount.Cmp(client.Money{}) <= 0 {
-		bad["amount"] = "must be greater than 0"
-	}
-	if _, missing := bad["tip"]; !missing {
-		switch {
-		case req.Tip.IsNegative():
-			bad["tip"] = "must not be negative"
-		case req.Tip.Cmp(maxPaymentTip) > 0:
-			bad["tip"] = "must be at most " + maxPaymentTip.String()
-		}
-	}
-	if len(bad) > 0 {
+	if bad := checkPaymentRequest(api.RequestFrom(r.Context()).Body(), &req); bad != nil {
 		return nil, validationErr(bad)
 	}
 	userID := api.RequestFrom(r.Context()).Principal().UserID

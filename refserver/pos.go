@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/store"
@@ -107,18 +108,12 @@ func (s *Server) handlePaymentsPoll(w http.ResponseWriter, r *http.Request) {
 	s.api.JSON(w, r, http.StatusOK, possync.PaymentsResponse{Checks: checks, RequestInfo: s.api.Info(r)})
 }
 
-// acceptBody is the body of accept-payment, with a pointer so that a
-// missing or null paymentId is told apart from a zero.
-type acceptBody struct {
-	PaymentID *int64 `json:"paymentId"`
-}
-
 // handleAcceptPayment marks a payment accepted:
 // POST /v1/pos/push-pull/accept-payment. Accepting an accepted payment is a
 // 200 like the first time; a payment of another location is a 404001, the
 // same as an unknown one.
 func (s *Server) handleAcceptPayment(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
-	var body acceptBody
+	var body possync.AcceptRequest
 	bad, err := api.Decode(r, &body, "paymentId")
 	if err != nil {
 		return nil, err
@@ -126,9 +121,9 @@ func (s *Server) handleAcceptPayment(_ http.ResponseWriter, r *http.Request) (ap
 	if len(bad) > 0 {
 		return nil, validationErr(bad)
 	}
-	id := *body.PaymentID
-	if id <= 0 {
-		return nil, validationErr(map[string]string{"paymentId": "must be positive"})
+	id := body.PaymentID
+	if err := body.Validate(); err != nil {
+		return nil, validationErrFrom(err)
 	}
 	loc := api.RequestFrom(r.Context()).Principal().LocationID
 	return func(tx *store.Tx) (any, error) {
@@ -233,89 +228,81 @@ type (
 // a rule of possync.Check.Validate (the SDK's Agent checks the same rules
 // before sending).
 func checkFromWire(w *wireCheck) (*possync.Check, error) {
-	f := fieldErrs{}
-	var root *jpath
+	var f fielderr.Set
+	var root *fielderr.Path
 	c := &possync.Check{
-		TableNumber:         req(f, root, "tableNumber", w.TableNumber),
-		CheckNumber:         req(f, root, "checkNumber", w.CheckNumber),
-		LocationID:          req(f, root, "locationId", w.LocationID),
-		StaffID:             req(f, root, "staffId", w.StaffID),
-		Guests:              req(f, root, "guests", w.Guests),
-		Status:              possync.CheckStatus(req(f, root, "status", w.Status)),
-		TotalAmount:         req(f, root, "totalAmount", w.TotalAmount),
-		OutstandingAmount:   req(f, root, "outstandingAmount", w.OutstandingAmount),
-		ServiceChargeAmount: req(f, root, "serviceChargeAmount", w.ServiceChargeAmount),
-		TipsPaid:            req(f, root, "tipsPaid", w.TipsPaid),
+		TableNumber:         fielderr.Required(&f, root, "tableNumber", w.TableNumber),
+		CheckNumber:         fielderr.Required(&f, root, "checkNumber", w.CheckNumber),
+		LocationID:          fielderr.Required(&f, root, "locationId", w.LocationID),
+		StaffID:             fielderr.Required(&f, root, "staffId", w.StaffID),
+		Guests:              fielderr.Required(&f, root, "guests", w.Guests),
+		Status:              possync.CheckStatus(fielderr.Required(&f, root, "status", w.Status)),
+		TotalAmount:         fielderr.Required(&f, root, "totalAmount", w.TotalAmount),
+		OutstandingAmount:   fielderr.Required(&f, root, "outstandingAmount", w.OutstandingAmount),
+		ServiceChargeAmount: fielderr.Required(&f, root, "serviceChargeAmount", w.ServiceChargeAmount),
+		TipsPaid:            fielderr.Required(&f, root, "tipsPaid", w.TipsPaid),
 	}
 	if w.Discounts == nil {
-		f.required(root, "discounts")
+		f.AddAt(root, "discounts", fielderr.ReasonRequired)
 	} else {
 		c.Discounts = make([]possync.Discount, 0, len(*w.Discounts))
 		for i, d := range *w.Discounts {
-			p := jpath{name: "discounts", index: i}
-			c.Discounts = append(c.Discounts, discountFromWire(f, &p, d))
+			p := fielderr.Element(root, "discounts", i)
+			c.Discounts = append(c.Discounts, discountFromWire(&f, &p, d))
 		}
 	}
 	if w.MenuItems == nil {
-		f.required(root, "menuItems")
+		f.AddAt(root, "menuItems", fielderr.ReasonRequired)
 	} else {
 		c.MenuItems = make([]possync.MenuItem, 0, len(*w.MenuItems))
 		for i, m := range *w.MenuItems {
-			p := jpath{name: "menuItems", index: i}
-			c.MenuItems = append(c.MenuItems, menuItemFromWire(f, &p, m))
+			p := fielderr.Element(root, "menuItems", i)
+			c.MenuItems = append(c.MenuItems, menuItemFromWire(&f, &p, m))
 		}
 	}
 	// Value rules; a field already found missing keeps "required" (its
 	// zero value would only add a misleading second reason).
-	if err := c.Validate(); err != nil {
-		var ve *possync.ValidationError
-		if !errors.As(err, &ve) {
-			return nil, err
-		}
-		for path, reason := range ve.Fields {
-			if _, missing := f[path]; !missing {
-				f[path] = reason
-			}
-		}
+	if err := f.Merge(c.Validate()); err != nil {
+		return nil, err
 	}
-	if len(f) > 0 {
-		return nil, validationErr(f)
+	if f.Len() > 0 {
+		return nil, validationErr(f.Map())
 	}
 	return c, nil
 }
 
 // discountFromWire converts the discount at p (an array element or an
 // item's discount).
-func discountFromWire(f fieldErrs, p *jpath, d *wireDiscount) possync.Discount {
+func discountFromWire(f *fielderr.Set, p *fielderr.Path, d *wireDiscount) possync.Discount {
 	if d == nil {
-		f.required(p, "")
+		f.AddAt(p, "", fielderr.ReasonRequired)
 		return possync.Discount{}
 	}
-	return possync.Discount{Name: req(f, p, "name", d.Name), Value: req(f, p, "value", d.Value)}
+	return possync.Discount{Name: fielderr.Required(f, p, "name", d.Name), Value: fielderr.Required(f, p, "value", d.Value)}
 }
 
-func menuItemFromWire(f fieldErrs, p *jpath, m *wireMenuItem) possync.MenuItem {
+func menuItemFromWire(f *fielderr.Set, p *fielderr.Path, m *wireMenuItem) possync.MenuItem {
 	if m == nil {
-		f.required(p, "")
+		f.AddAt(p, "", fielderr.ReasonRequired)
 		return possync.MenuItem{}
 	}
 	out := possync.MenuItem{
-		ID:        req(f, p, "id", m.ID),
-		Name:      req(f, p, "name", m.Name),
-		Quantity:  req(f, p, "quantity", m.Quantity),
-		Price:     req(f, p, "price", m.Price),
-		PriceSold: req(f, p, "priceSold", m.PriceSold),
+		ID:        fielderr.Required(f, p, "id", m.ID),
+		Name:      fielderr.Required(f, p, "name", m.Name),
+		Quantity:  fielderr.Required(f, p, "quantity", m.Quantity),
+		Price:     fielderr.Required(f, p, "price", m.Price),
+		PriceSold: fielderr.Required(f, p, "priceSold", m.PriceSold),
 		Modifiers: modifiersFromWire(f, p, m.Modifiers, 1),
 	}
 	if m.Discount != nil {
-		dp := jpath{parent: p, name: "discount", index: -1}
+		dp := fielderr.Member(p, "discount")
 		d := discountFromWire(f, &dp, m.Discount)
 		out.Discount = &d
 	}
 	if m.Category == nil {
-		f.required(p, "category")
+		f.AddAt(p, "category", fielderr.ReasonRequired)
 	} else {
-		cp := jpath{parent: p, name: "category", index: -1}
+		cp := fielderr.Member(p, "category")
 		out.Category = categoryFromWire(f, &cp, m.Category, 1)
 	}
 	return out
@@ -325,21 +312,21 @@ func menuItemFromWire(f fieldErrs, p *jpath, m *wireMenuItem) possync.MenuItem {
 // parent, down to one level past possync.MaxNesting: deep enough for
 // Validate to report the excess, and no deeper, so a maliciously deep body
 // costs bounded work here.
-func modifiersFromWire(f fieldErrs, parent *jpath, ms []*wireModifier, depth int) []possync.Modifier {
+func modifiersFromWire(f *fielderr.Set, parent *fielderr.Path, ms []*wireModifier, depth int) []possync.Modifier {
 	if ms == nil {
 		return nil
 	}
 	out := make([]possync.Modifier, len(ms))
 	for i, m := range ms {
-		p := jpath{parent: parent, name: "modifiers", index: i}
+		p := fielderr.Element(parent, "modifiers", i)
 		if m == nil {
-			f.required(&p, "")
+			f.AddAt(&p, "", fielderr.ReasonRequired)
 			continue
 		}
 		out[i] = possync.Modifier{
-			ID:    req(f, &p, "id", m.ID),
-			Name:  req(f, &p, "name", m.Name),
-			Price: req(f, &p, "price", m.Price),
+			ID:    fielderr.Required(f, &p, "id", m.ID),
+			Name:  fielderr.Required(f, &p, "name", m.Name),
+			Price: fielderr.Required(f, &p, "price", m.Price),
 		}
 		// A list one level too deep is still converted (so that Validate
 		// sees and names it), its children are not.
@@ -352,69 +339,16 @@ func modifiersFromWire(f fieldErrs, parent *jpath, ms []*wireModifier, depth int
 
 // categoryFromWire converts the category chain at p, cut off one level past
 // possync.MaxNesting like modifiersFromWire.
-func categoryFromWire(f fieldErrs, p *jpath, c *wireCategory, depth int) possync.Category {
-	out := possync.Category{Name: req(f, p, "name", c.Name)}
+func categoryFromWire(f *fielderr.Set, p *fielderr.Path, c *wireCategory, depth int) possync.Category {
+	out := possync.Category{Name: fielderr.Required(f, p, "name", c.Name)}
 	if c.Category != nil {
 		if depth > possync.MaxNesting {
 			out.Category = &possync.Category{}
 			return out
 		}
-		pp := jpath{parent: p, name: "category", index: -1}
+		pp := fielderr.Member(p, "category")
 		parent := categoryFromWire(f, &pp, c.Category, depth+1)
 		out.Category = &parent
 	}
 	return out
-}
-
-// jpath is the JSON path of a value, built as a chain on the stack and
-// turned into a string ("menuItems[2].modifiers[0]") only when a field
-// fails: a valid check then costs no path strings at all.
-type jpath struct {
-	parent *jpath
-	name   string
-	index  int // an array element's index, or -1 for an object member
-}
-
-func (p *jpath) appendTo(b []byte) []byte {
-	if p == nil {
-		return b
-	}
-	b = p.parent.appendTo(b)
-	if len(b) > 0 {
-		b = append(b, '.')
-	}
-	b = append(b, p.name...)
-	if p.index >= 0 {
-		b = append(b, '[')
-		b = strconv.AppendInt(b, int64(p.index), 10)
-		b = append(b, ']')
-	}
-	return b
-}
-
-// fieldErrs collects JSON path -> reason for a 400002.
-type fieldErrs map[string]string
-
-// required records the member name of p (p itself when name is "") as
-// missing or null.
-func (f fieldErrs) required(p *jpath, name string) {
-	b := p.appendTo(nil)
-	if name != "" {
-		if len(b) > 0 {
-			b = append(b, '.')
-		}
-		b = append(b, name...)
-	}
-	f[string(b)] = "required"
-}
-
-// req returns *v, or records the member name of p as required and returns
-// the zero value when v is nil (the field was missing or null).
-func req[T any](f fieldErrs, p *jpath, name string, v *T) T {
-	if v == nil {
-		f.required(p, name)
-		var zero T
-		return zero
-	}
-	return *v
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/cardnum"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 	"github.com/hospo-dev/hospo-go/refserver/store"
@@ -132,27 +133,13 @@ func walletCard(c store.Card, defaultCardID *int64) wallet.Card {
 	return out
 }
 
-// cardInsertRequest is the body of a card insert. Pointers tell absent
-// from zero where the rules need it.
-type cardInsertRequest struct {
-	ExpiryMonth    int     `json:"expiryMonth"`
-	ExpiryYear     int     `json:"expiryYear"`
-	First6Digits   string  `json:"first6Digits"`
-	Last4Digits    string  `json:"last4Digits"`
-	Nickname       string  `json:"nickname"`
-	Save           *bool   `json:"save"`
-	Default        bool    `json:"default"`
-	ProviderBCse   *string `json:"providerBCse"`
-	ProviderDToken *string `json:"providerDToken"`
-}
-
 // handleCardInsert serves POST /v3/user/me/wallet/card/insert. The body is
 // checked first, naming every failing field; then each token is exchanged
 // with its provider, and the entry is written, all in one transaction, so
 // a failure leaves no trace (a providerD key is only consumed by an insert
 // that succeeds).
 func (s *Server) handleCardInsert(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
-	var req cardInsertRequest
+	var req wallet.InsertCardRequest
 	if _, err := api.Decode(r, &req); err != nil {
 		return nil, err
 	}
@@ -165,7 +152,7 @@ func (s *Server) handleCardInsert(_ http.ResponseWriter, r *http.Request) (api.W
 	// providerB's key is read before the write transaction: parsing it is
 	// the slow part and needs no lock.
 	var pbKey *sandbox.ProviderBKey
-	if req.ProviderBCse != nil {
+	if req.ProviderBCse != "" {
 		err := s.db.Read(r.Context(), func(tx *store.Tx) error {
 			var err error
 			pbKey, err = sandbox.LoadProviderBKey(tx)
@@ -183,16 +170,16 @@ func (s *Server) handleCardInsert(_ http.ResponseWriter, r *http.Request) (api.W
 		// two bad tokens hears about both.
 		tokens := map[string]string{}
 		bad := map[string]string{}
-		if req.ProviderBCse != nil {
-			tok, p, err := sandbox.ExchangeProviderBCSE(tx, pbKey, *req.ProviderBCse, claim)
+		if req.ProviderBCse != "" {
+			tok, p, err := sandbox.ExchangeProviderBCSE(tx, pbKey, req.ProviderBCse, claim)
 			if err != nil {
 				return nil, err
 			}
 			maps.Copy(bad, p)
 			tokens[sandbox.ProviderB] = tok
 		}
-		if req.ProviderDToken != nil {
-			tok, p, err := sandbox.ExchangeProviderDToken(tx, userID, *req.ProviderDToken, claim)
+		if req.ProviderDToken != "" {
+			tok, p, err := sandbox.ExchangeProviderDToken(tx, userID, req.ProviderDToken, claim)
 			if err != nil {
 				return nil, err
 			}
@@ -202,10 +189,7 @@ func (s *Server) handleCardInsert(_ http.ResponseWriter, r *http.Request) (api.W
 		if len(bad) > 0 {
 			return nil, validationErr(bad) // rolls back any token issued above
 		}
-		status := int(wallet.CardStatusLive)
-		if req.Save != nil && !*req.Save {
-			status = int(wallet.CardStatusTemporary)
-		}
+		status := cardInsertStatus(q.Body(), &req)
 		cardID, err := tx.InsertCard(store.Card{
 			UserID:       userID,
 			First6:       req.First6Digits,
@@ -213,8 +197,8 @@ func (s *Server) handleCardInsert(_ http.ResponseWriter, r *http.Request) (api.W
 			Nickname:     req.Nickname,
 			CardTypeID:   cardTypeNumber(cardTypeForBIN(req.First6Digits)),
 			CardStatusID: status,
-			ExpiryMonth:  twoDigit(req.ExpiryMonth),
-			ExpiryYear:   twoDigit(req.ExpiryYear),
+			ExpiryMonth:  cardnum.TwoDigits(req.ExpiryMonth),
+			ExpiryYear:   cardnum.TwoDigits(req.ExpiryYear),
 		})
 		if err != nil {
 			return nil, err

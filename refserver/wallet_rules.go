@@ -3,77 +3,58 @@ package refserver
 import (
 	"strconv"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/internal/cardnum"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
-// maxNickname is the longest card nickname accepted, in characters.
-const maxNickname = 50
-
-// validateCardInsert checks a card insert body and returns JSON path ->
-// reason for every failing field (nil when none fails). now is the virtual
-// clock's time, against which the expiry is checked.
-func validateCardInsert(raw []byte, req *cardInsertRequest, now time.Time) map[string]string {
-	bad := missingFields(raw, "expiryMonth", "expiryYear", "first6Digits", "last4Digits")
-	if bad == nil {
-		bad = map[string]string{}
-	}
-	if _, missing := bad["first6Digits"]; !missing && (len(req.First6Digits) != 6 || !sandbox.Digits(req.First6Digits)) {
-		bad["first6Digits"] = "must be 6 digits"
-	}
-	if _, missing := bad["last4Digits"]; !missing && (len(req.Last4Digits) != 4 || !sandbox.Digits(req.Last4Digits)) {
-		bad["last4Digits"] = "must be 4 digits"
-	}
-	_, noMonth := bad["expiryMonth"]
-	_, noYear := bad["expiryYear"]
-	if !noMonth && !noYear {
-		for k, v := range sandbox.ExpiryProblems(req.ExpiryMonth, req.ExpiryYear, now) {
-			bad[k] = v
-		}
-	} else if !noMonth && (req.ExpiryMonth < 1 || req.ExpiryMonth > 12) {
-		bad["expiryMonth"] = "must be 1 to 12"
-	} else if !noYear && (req.ExpiryYear < 0 || req.ExpiryYear > 99) {
-		bad["expiryYear"] = "must be a two-digit year (0 to 99)"
-	}
-	switch {
-	case utf8.RuneCountInString(req.Nickname) > maxNickname:
-		bad["nickname"] = "must be at most " + strconv.Itoa(maxNickname) + " characters"
-	case !printable(req.Nickname):
-		bad["nickname"] = "must not contain control characters"
-	}
-	switch {
-	case req.ProviderBCse == nil && req.ProviderDToken == nil:
-		const reason = "one of providerBCse and providerDToken is required"
-		bad["providerBCse"] = reason
-		bad["providerDToken"] = reason
-	default:
-		if req.ProviderBCse != nil && *req.ProviderBCse == "" {
-			bad["providerBCse"] = "must not be empty"
-		}
-		if req.ProviderDToken != nil && *req.ProviderDToken == "" {
-			bad["providerDToken"] = "must not be empty"
+// validateCardInsert checks a card insert body raw, decoded into req, and
+// returns JSON path -> reason for every failing field (nil when none
+// fails): the fields missing or null, wallet.InsertCardRequest.Validate's
+// rules, and an expiry not in the past at now, the virtual clock's time.
+func validateCardInsert(raw []byte, req *wallet.InsertCardRequest, now time.Time) map[string]string {
+	var bad fielderr.Set
+	bad.Require(raw, "expiryMonth", "expiryYear", "first6Digits", "last4Digits")
+	// The SDK's type cannot tell a token sent empty from one not sent; the
+	// wire can. A token sent empty is refused as such, and counts as sent
+	// for the rule that one of the two is required.
+	rules := *req
+	absent := fielderr.Missing(raw, "providerBCse", "providerDToken")
+	for _, t := range []struct {
+		path  string
+		token *string
+	}{{"providerBCse", &rules.ProviderBCse}, {"providerDToken", &rules.ProviderDToken}} {
+		if _, gone := absent[t.path]; !gone && *t.token == "" {
+			bad.Add(t.path, "must not be empty")
+			*t.token = "(empty)"
 		}
 	}
-	if len(bad) == 0 {
-		return nil
+	_ = bad.Merge(rules.Validate()) // nil or a *client.ValidationError
+	if !bad.Has("expiryMonth") && !bad.Has("expiryYear") && cardnum.Expired(req.ExpiryMonth, req.ExpiryYear, now) {
+		bad.Add("expiryYear", cardnum.ReasonExpired)
 	}
-	return bad
+	return bad.Map()
 }
 
-// printable reports whether s is valid UTF-8 without control characters.
-func printable(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
+// cardInsertStatus is the status of the entry an insert makes: a Temporary
+// Card for "save": false, a Live one for true or absent.
+func cardInsertStatus(raw []byte, req *wallet.InsertCardRequest) int {
+	if !req.Save && fielderr.Missing(raw, "save") == nil {
+		return int(wallet.CardStatusTemporary)
 	}
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			return false
-		}
-	}
-	return true
+	return int(wallet.CardStatusLive)
+}
+
+// checkPaymentRequest returns JSON path -> reason for every failing field
+// of a payment body raw, decoded into req (nil when none fails): the
+// fields missing or null, then wallet.CreatePaymentRequest.Validate's
+// rules.
+func checkPaymentRequest(raw []byte, req *wallet.CreatePaymentRequest) map[string]string {
+	var bad fielderr.Set
+	bad.Require(raw, "locationId", "checkNumber", "cardId", "amount", "tip")
+	_ = bad.Merge(req.Validate()) // nil or a *client.ValidationError
+	return bad.Map()
 }
 
 // cardTypeForBIN derives a card's type from its first six digits, the
@@ -87,7 +68,7 @@ func printable(s string) bool {
 // Types 4 and 5 (mobile wallets) describe how a card is presented, which a
 // BIN cannot tell, so an insert never gets them.
 func cardTypeForBIN(first6 string) wallet.CardType {
-	if len(first6) < 4 || !sandbox.Digits(first6) {
+	if len(first6) < 4 || !cardnum.Digits(first6) {
 		return wallet.CardTypeUnknown
 	}
 	two, _ := strconv.Atoi(first6[:2])
@@ -110,14 +91,6 @@ func cardTypeNumber(t wallet.CardType) int {
 		return 0
 	}
 	return n
-}
-
-// twoDigit formats a month or two-digit year as the wallet stores it ("04").
-func twoDigit(n int) string {
-	if n >= 0 && n < 10 {
-		return "0" + strconv.Itoa(n)
-	}
-	return strconv.Itoa(n)
 }
 
 // timeUnix converts Unix seconds to a UTC time.

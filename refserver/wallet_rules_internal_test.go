@@ -51,7 +51,7 @@ func TestValidateCardInsert(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var req cardInsertRequest
+			var req wallet.InsertCardRequest
 			if err := decodeJSONBytes([]byte(tt.body), &req); err != nil {
 				t.Fatalf("decode: %v", err)
 			}
@@ -74,7 +74,7 @@ func FuzzCardInsertBody(f *testing.F) {
 		"nickname": true, "providerBCse": true, "providerDToken": true}
 	now := time.Date(2030, time.June, 10, 0, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, body string) {
-		var req cardInsertRequest
+		var req wallet.InsertCardRequest
 		if decodeJSONBytes([]byte(body), &req) != nil {
 			return
 		}

@@ -259,7 +259,7 @@ func (c *checker) checkHealth(ctx context.Context) {
 	status, ok := o.str("status", false)
 	switch {
 	case !ok:
-		c.fail(CheckHealth, "GET /health: %s", p.list[0])
+		c.fail(CheckHealth, "GET /health: %s", p.list()[0])
 	case status == string(HealthOK):
 		c.pass(CheckHealth, `GET /health answered {"status": "OK"}`)
 	case status == string(HealthFailed):

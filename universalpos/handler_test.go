@@ -249,7 +249,7 @@ func TestHandlerOrderValidation(t *testing.T) {
 			it["options"] = "none"
 		}), status: 400, fields: map[string]string{
 			"items[0].plu": "must not be empty", "items[0].quantity": "must be between 1 and 1000000",
-			"items[0].price": "must have at most 2 fraction digits", "items[0].options": "must be an array",
+			"items[0].price": "must have at most 2 decimal places", "items[0].options": "must be an array",
 		}},
 		{name: "bad nested option", body: mutate(func(m map[string]any) {
 			nested := option(m)["options"].([]any)[0].(map[string]any)

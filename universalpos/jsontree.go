@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 )
 
 // This file holds a small checker for generic JSON trees. Validating the
@@ -33,35 +34,23 @@ func parseTree(body []byte) (any, error) {
 
 // problems collects path -> reason in the order found; the first reason for
 // a path wins.
-type problems struct {
-	list []Problem
-	seen map[string]bool
-}
-
-func (p *problems) add(path, reason string) {
-	if p.seen == nil {
-		p.seen = map[string]bool{}
-	}
-	if p.seen[path] {
-		return
-	}
-	p.seen[path] = true
-	p.list = append(p.list, Problem{Path: path, Reason: reason})
-}
+type problems struct{ fielderr.Set }
 
 func (p *problems) addf(path, format string, args ...any) {
-	p.add(path, fmt.Sprintf(format, args...))
+	p.Add(path, fmt.Sprintf(format, args...))
 }
 
-func (p *problems) empty() bool { return len(p.list) == 0 }
-
-// fields returns the problems as the map of an error body.
-func (p *problems) fields() map[string]string {
-	m := make(map[string]string, len(p.list))
-	for _, pr := range p.list {
-		m[pr.Path] = pr.Reason
+// list returns the problems in the order found.
+func (p *problems) list() []Problem {
+	fs := p.Fields()
+	if len(fs) == 0 {
+		return nil
 	}
-	return m
+	out := make([]Problem, len(fs))
+	for i, f := range fs {
+		out[i] = Problem(f)
+	}
+	return out
 }
 
 // Problem is one defect found by validation: where and why.
@@ -75,15 +64,6 @@ type Problem struct {
 // String returns "path: reason".
 func (p Problem) String() string { return p.Path + ": " + p.Reason }
 
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func indexPath(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
-
 // object is a JSON object under validation at path.
 type object struct {
 	m    map[string]any
@@ -95,22 +75,22 @@ func asObject(v any, path string, p *problems) (object, bool) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		if path == "" {
-			p.add("(body)", "must be a JSON object")
+			p.Add("(body)", "must be a JSON object")
 		} else {
-			p.add(path, "must be an object")
+			p.Add(path, "must be an object")
 		}
 		return object{}, false
 	}
 	return object{m: m, path: path, p: p}, true
 }
 
-func (o object) at(key string) string { return joinPath(o.path, key) }
+func (o object) at(key string) string { return fielderr.Join(o.path, key) }
 
 // get returns the value of key; absent or null is "required".
 func (o object) get(key string) (any, bool) {
 	v, ok := o.m[key]
 	if !ok || v == nil {
-		o.p.add(o.at(key), "required")
+		o.p.Add(o.at(key), fielderr.ReasonRequired)
 		return nil, false
 	}
 	return v, true
@@ -124,11 +104,11 @@ func (o object) str(key string, nonEmpty bool) (string, bool) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		o.p.add(o.at(key), "must be a string")
+		o.p.Add(o.at(key), "must be a string")
 		return "", false
 	}
 	if nonEmpty && s == "" {
-		o.p.add(o.at(key), "must not be empty")
+		o.p.Add(o.at(key), "must not be empty")
 		return "", false
 	}
 	return s, true
@@ -142,12 +122,12 @@ func (o object) integer(key string) (int64, bool) {
 	}
 	n, ok := v.(json.Number)
 	if !ok {
-		o.p.add(o.at(key), "must be an integer")
+		o.p.Add(o.at(key), "must be an integer")
 		return 0, false
 	}
 	i, err := strconv.ParseInt(n.String(), 10, strconv.IntSize)
 	if err != nil {
-		o.p.add(o.at(key), "must be an integer")
+		o.p.Add(o.at(key), "must be an integer")
 		return 0, false
 	}
 	return i, true
@@ -162,19 +142,19 @@ func (o object) money(key string, allowNegative bool) (client.Money, bool) {
 	}
 	n, ok := v.(json.Number)
 	if !ok {
-		o.p.add(o.at(key), "must be a number")
+		o.p.Add(o.at(key), "must be a number")
 		return client.Money{}, false
 	}
 	m, err := client.ParseMoney(n.String())
 	switch {
 	case errors.Is(err, client.ErrMoneyPrecision):
-		o.p.add(o.at(key), "must have at most 2 fraction digits")
+		o.p.Add(o.at(key), fielderr.ReasonMoneyPrecision)
 		return client.Money{}, false
 	case err != nil:
-		o.p.add(o.at(key), "must be an amount of money")
+		o.p.Add(o.at(key), "must be an amount of money")
 		return client.Money{}, false
 	case m.IsNegative() && !allowNegative:
-		o.p.add(o.at(key), "must not be negative")
+		o.p.Add(o.at(key), fielderr.ReasonNegative)
 		return client.Money{}, false
 	}
 	return m, true
@@ -187,7 +167,7 @@ func (o object) boolean(key string) (bool, bool) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		o.p.add(o.at(key), "must be true or false")
+		o.p.Add(o.at(key), "must be true or false")
 	}
 	return b, ok
 }
@@ -205,7 +185,7 @@ func (o object) array(key string, optional bool) ([]any, bool) {
 	}
 	a, ok := v.([]any)
 	if !ok {
-		o.p.add(o.at(key), "must be an array")
+		o.p.Add(o.at(key), "must be an array")
 		return nil, false
 	}
 	return a, true

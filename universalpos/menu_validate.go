@@ -2,6 +2,8 @@ package universalpos
 
 import (
 	"fmt"
+
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 )
 
 // maxModifierDepth bounds how deep options may nest in a menu, so a
@@ -27,9 +29,9 @@ const maxModifierDepth = 16
 func ValidateMenus(menus []Menu) []Problem {
 	var p problems
 	for i, m := range menus {
-		validateMenu(m, indexPath("menus", i), &p)
+		validateMenu(m, fielderr.Index("menus", i), &p)
 	}
-	return p.list
+	return p.list()
 }
 
 // pluIndex remembers where each PLU of one menu was first seen.
@@ -55,14 +57,14 @@ func validateMenu(m Menu, path string, p *problems) {
 	plus := pluIndex{}
 	items := map[string]bool{}
 	for ci, c := range m.Categories {
-		cpath := indexPath(path+".categories", ci)
+		cpath := fielderr.Index(path+".categories", ci)
 		nonEmpty(c.Name, cpath+".name", p)
 		for ii, it := range c.Items {
-			ipath := indexPath(cpath+".items", ii)
+			ipath := fielderr.Index(cpath+".items", ii)
 			nonEmpty(it.PLU, ipath+".plu", p)
 			nonEmpty(it.Name, ipath+".name", p)
 			if it.Price.IsNegative() {
-				p.add(ipath+".price", "must not be negative")
+				p.Add(ipath+".price", fielderr.ReasonNegative)
 			}
 			plus.claim(it.PLU, ipath, p)
 			items[it.PLU] = true
@@ -70,26 +72,26 @@ func validateMenu(m Menu, path string, p *problems) {
 		}
 	}
 	for di, d := range m.Deals {
-		dpath := indexPath(path+".deals", di)
+		dpath := fielderr.Index(path+".deals", di)
 		nonEmpty(d.PLU, dpath+".plu", p)
 		nonEmpty(d.Name, dpath+".name", p)
 		if d.Price.IsNegative() {
-			p.add(dpath+".price", "must not be negative")
+			p.Add(dpath+".price", fielderr.ReasonNegative)
 		}
 		plus.claim(d.PLU, dpath, p)
 		if len(d.Groups) == 0 {
-			p.add(dpath+".groups", "a deal needs at least one group")
+			p.Add(dpath+".groups", "a deal needs at least one group")
 		}
 		for gi, g := range d.Groups {
-			gpath := indexPath(dpath+".groups", gi)
+			gpath := fielderr.Index(dpath+".groups", gi)
 			nonEmpty(g.Name, gpath+".name", p)
 			checkMinMax(g.Min, g.Max, len(g.Items), gpath, p)
 			if len(g.Items) == 0 {
-				p.add(gpath+".items", "a deal group needs at least one item")
+				p.Add(gpath+".items", "a deal group needs at least one item")
 			}
 			for k, plu := range g.Items {
 				if !items[plu] {
-					p.addf(indexPath(gpath+".items", k), "plu %q is not an item of this menu", plu)
+					p.addf(fielderr.Index(gpath+".items", k), "plu %q is not an item of this menu", plu)
 				}
 			}
 		}
@@ -98,19 +100,19 @@ func validateMenu(m Menu, path string, p *problems) {
 
 func validateGroups(groups []ModifierGroup, path string, plus pluIndex, p *problems, depth int) {
 	if len(groups) > 0 && depth >= maxModifierDepth {
-		p.add(path, "modifiers are nested too deeply")
+		p.Add(path, "modifiers are nested too deeply")
 		return
 	}
 	for gi, g := range groups {
-		gpath := indexPath(path, gi)
+		gpath := fielderr.Index(path, gi)
 		nonEmpty(g.Name, gpath+".name", p)
 		checkMinMax(g.Min, g.Max, len(g.Options), gpath, p)
 		for oi, o := range g.Options {
-			opath := indexPath(gpath+".options", oi)
+			opath := fielderr.Index(gpath+".options", oi)
 			nonEmpty(o.PLU, opath+".plu", p)
 			nonEmpty(o.Name, opath+".name", p)
 			if o.Price.IsNegative() {
-				p.add(opath+".price", "must not be negative")
+				p.Add(opath+".price", fielderr.ReasonNegative)
 			}
 			plus.claim(o.PLU, opath, p)
 			validateGroups(o.Modifiers, opath+".modifiers", plus, p, depth+1)
@@ -122,11 +124,11 @@ func validateGroups(groups []ModifierGroup, path string, plus pluIndex, p *probl
 func checkMinMax(minN, maxN, n int, path string, p *problems) {
 	switch {
 	case minN < 0:
-		p.add(path+".min", "must not be negative")
+		p.Add(path+".min", fielderr.ReasonNegative)
 	case minN > maxN:
 		p.addf(path+".min", "min %d is greater than max %d", minN, maxN)
 	case n > 0 && maxN < 1:
-		p.add(path+".max", "must be at least 1 when there are choices")
+		p.Add(path+".max", "must be at least 1 when there are choices")
 	case minN > n:
 		p.addf(path+".min", "min %d is more than the %d choices offered", minN, n)
 	}
@@ -134,7 +136,7 @@ func checkMinMax(minN, maxN, n int, path string, p *problems) {
 
 func nonEmpty(s, path string, p *problems) {
 	if s == "" {
-		p.add(path, "must not be empty")
+		p.Add(path, "must not be empty")
 	}
 }
 
@@ -146,23 +148,23 @@ func checkMenusShape(tree any) []Problem {
 	var p problems
 	root, ok := tree.(map[string]any)
 	if !ok {
-		p.add("(body)", "must be a JSON object")
-		return p.list
+		p.Add("(body)", "must be a JSON object")
+		return p.list()
 	}
 	o := object{m: root, p: &p}
 	menus, ok := o.array("menus", false)
 	if !ok {
-		return p.list
+		return p.list()
 	}
 	for i, v := range menus {
-		m, ok := asObject(v, indexPath("menus", i), &p)
+		m, ok := asObject(v, fielderr.Index("menus", i), &p)
 		if !ok {
 			continue
 		}
 		m.str("reference", false)
 		m.str("name", false)
 		if t, ok := m.str("type", false); ok && !MenuType(t).Known() {
-			p.add(m.at("type"), fmt.Sprintf("unknown menu type %q", t))
+			p.Add(m.at("type"), fmt.Sprintf("unknown menu type %q", t))
 		}
 		each(m, "categories", func(c object) {
 			c.str("reference", false)
@@ -188,20 +190,20 @@ func checkMenusShape(tree any) []Problem {
 				if items, ok := g.array("items", false); ok {
 					for k, v := range items {
 						if _, ok := v.(string); !ok {
-							p.add(indexPath(g.at("items"), k), "must be a string (a plu)")
+							p.Add(fielderr.Index(g.at("items"), k), "must be a string (a plu)")
 						}
 					}
 				}
 			})
 		})
 	}
-	return p.list
+	return p.list()
 }
 
 func shapeGroups(parent object, depth int) {
 	if depth >= maxModifierDepth {
 		if a, ok := parent.array("modifiers", false); ok && len(a) > 0 {
-			parent.p.add(parent.at("modifiers"), "modifiers are nested too deeply")
+			parent.p.Add(parent.at("modifiers"), "modifiers are nested too deeply")
 		}
 		return
 	}
@@ -226,7 +228,7 @@ func each(o object, key string, fn func(object)) {
 		return
 	}
 	for i, v := range a {
-		if e, ok := asObject(v, indexPath(o.at(key), i), o.p); ok {
+		if e, ok := asObject(v, fielderr.Index(o.at(key), i), o.p); ok {
 			fn(e)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 )
 
 // Limits on an order body. They bound the memory and the recursion a
@@ -24,7 +25,7 @@ const (
 // A body that is not JSON, or not an object, is an *Error with status 400
 // and no fields. A body that breaks a rule is an *Error with status 400
 // whose Fields name every offending JSON path, such as
-// "items[0].options[1].price": "must have at most 2 fraction digits".
+// "items[0].options[1].price": "must have at most 2 decimal places".
 // Unknown fields are ignored, so the service can add fields later.
 func DecodeOrder(body []byte) (Order, error) {
 	tree, err := parseTree(body)
@@ -37,8 +38,8 @@ func DecodeOrder(body []byte) (Order, error) {
 		return Order{}, &Error{StatusCode: http.StatusBadRequest, Message: "the order must be a JSON object"}
 	}
 	o := checkOrder(object{m: root, p: &p})
-	if !p.empty() {
-		return Order{}, &Error{StatusCode: http.StatusBadRequest, Message: "invalid order", Fields: p.fields()}
+	if p.Len() > 0 {
+		return Order{}, &Error{StatusCode: http.StatusBadRequest, Message: "invalid order", Fields: p.Map()}
 	}
 	return o, nil
 }
@@ -51,7 +52,7 @@ func checkOrder(o object) Order {
 	var ord Order
 	if id, ok := o.str("orderId", true); ok {
 		if len(id) > maxOrderIDLen {
-			o.p.add(o.at("orderId"), "must be at most 255 characters")
+			o.p.Add(o.at("orderId"), "must be at most 255 characters")
 		}
 		ord.OrderID = id
 	}
@@ -61,14 +62,14 @@ func checkOrder(o object) Order {
 	if f, ok := o.object("fulfillment"); ok {
 		raw, err := json.Marshal(f.m)
 		if err != nil {
-			o.p.add(o.at("fulfillment"), "must be a JSON object")
+			o.p.Add(o.at("fulfillment"), "must be a JSON object")
 		}
 		ord.Fulfillment = raw
 	}
 	ord.Total, _ = o.money("total", false)
 	if at, ok := o.integer("createdAt"); ok {
 		if at <= 0 {
-			o.p.add(o.at("createdAt"), "must be a positive Unix time")
+			o.p.Add(o.at("createdAt"), "must be a positive Unix time")
 		}
 		ord.CreatedAt = client.UnixTime{Time: time.Unix(at, 0).UTC()}
 	}
@@ -77,13 +78,13 @@ func checkOrder(o object) Order {
 		return ord
 	}
 	if len(items) == 0 {
-		o.p.add(o.at("items"), "must not be empty")
+		o.p.Add(o.at("items"), "must not be empty")
 		return ord
 	}
 	lines := 0
 	ord.Items = make([]OrderItem, 0, len(items))
 	for i, v := range items {
-		l := checkOrderLine(v, indexPath(o.at("items"), i), o.p, 0, &lines)
+		l := checkOrderLine(v, fielderr.Index(o.at("items"), i), o.p, 0, &lines)
 		ord.Items = append(ord.Items, OrderItem(l))
 	}
 	return ord
@@ -96,7 +97,7 @@ func checkOrderLine(v any, path string, p *problems, depth int, lines *int) Orde
 	*lines++
 	if *lines > maxOrderLineCount {
 		if *lines == maxOrderLineCount+1 {
-			p.add(path, "too many items and options in one order")
+			p.Add(path, "too many items and options in one order")
 		}
 		return l
 	}
@@ -108,7 +109,7 @@ func checkOrderLine(v any, path string, p *problems, depth int, lines *int) Orde
 	l.Name, _ = line.str("name", false)
 	if q, ok := line.integer("quantity"); ok {
 		if q < 1 || q > maxOrderQuantity {
-			p.add(line.at("quantity"), "must be between 1 and 1000000")
+			p.Add(line.at("quantity"), "must be between 1 and 1000000")
 		}
 		l.Quantity = int(q)
 	}
@@ -118,12 +119,12 @@ func checkOrderLine(v any, path string, p *problems, depth int, lines *int) Orde
 		return l
 	}
 	if depth+1 >= maxOptionDepth {
-		p.add(line.at("options"), "options are nested too deeply")
+		p.Add(line.at("options"), "options are nested too deeply")
 		return l
 	}
 	l.Options = make([]OrderOption, 0, len(opts))
 	for i, ov := range opts {
-		l.Options = append(l.Options, checkOrderLine(ov, indexPath(line.at("options"), i), p, depth+1, lines))
+		l.Options = append(l.Options, checkOrderLine(ov, fielderr.Index(line.at("options"), i), p, depth+1, lines))
 	}
 	return l
 }

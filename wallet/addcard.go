@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/cardnum"
 )
 
 // ErrUnsupportedGateway is returned when a card is to be tokenised for a
@@ -105,8 +106,8 @@ func insertedCard(cards []Card, d CardDetails, want Gateways) (Card, bool) {
 // digits and expiry).
 func sameCard(c Card, d CardDetails) bool {
 	return c.Last4Digits == d.Last4() &&
-		c.ExpiryMonth == twoDigits(d.ExpiryMonth) &&
-		c.ExpiryYear == twoDigits(d.expiryYY())
+		c.ExpiryMonth == cardnum.TwoDigits(d.ExpiryMonth) &&
+		c.ExpiryYear == cardnum.TwoDigits(d.expiryYY())
 }
 
 func hasAll(have, want Gateways) bool {

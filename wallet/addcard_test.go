@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/internal/sdktest"
 )
 
@@ -69,7 +70,7 @@ func TestAddCardErrors(t *testing.T) {
 	}{
 		{"no provider", AddCardRequest{Card: testCard}, nil},
 		{"unsupported", AddCardRequest{Card: testCard, Providers: []Gateway{ProviderB, ProviderA}}, ErrUnsupportedGateway},
-		{"invalid card", AddCardRequest{Card: CardDetails{Number: "1"}, Providers: []Gateway{ProviderB}}, ErrInvalidCardDetails},
+		{"invalid card", AddCardRequest{Card: CardDetails{Number: "1"}, Providers: []Gateway{ProviderB}}, client.ErrValidation},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

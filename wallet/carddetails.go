@@ -2,11 +2,11 @@ package wallet
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
-	"strings"
+
+	"github.com/hospo-dev/hospo-go/internal/cardnum"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 )
 
 // CardDetails are the raw details of a payment card, as a user types them.
@@ -31,51 +31,31 @@ type CardDetails struct {
 	HolderName string
 }
 
-// ErrInvalidCardDetails is wrapped by the error of CardDetails.Validate.
-var ErrInvalidCardDetails = errors.New("wallet: invalid card details")
-
-// Validate checks the details locally, before anything is sent: digits
-// only, a number of 12 to 19 digits that passes the Luhn check, a CVC of 3
-// or 4 digits, a month of 1 to 12 and a two- or four-digit year. The
-// provider checks again (expiry against its clock included). The error
-// names the failing fields and never contains their values.
+// Validate checks the details locally, before anything is sent, with the
+// checks the providers make: a number of 12 to 19 digits that passes the
+// Luhn check, a CVC of 3 or 4 digits, a month of 1 to 12, a two-digit year
+// (or a four-digit one from 2000 to 2099, sent as two digits) and a holder
+// name of at most 200 bytes. Whether the card has expired is left to the
+// provider, whose clock decides (a sandbox's may not be yours). It returns
+// nil or a *client.ValidationError with the provider's paths and reasons,
+// which never contain the values.
 func (d CardDetails) Validate() error {
-	var bad []string
-	if n := len(d.Number); n < 12 || n > 19 || !digits(d.Number) || !luhn(d.Number) {
-		bad = append(bad, "number")
+	var s fielderr.Set
+	yy := d.ExpiryYear
+	if yy >= 2000 && yy <= 2099 {
+		yy = d.expiryYY()
 	}
-	if n := len(d.CVC); n < 3 || n > 4 || !digits(d.CVC) {
-		bad = append(bad, "cvc")
-	}
-	if d.ExpiryMonth < 1 || d.ExpiryMonth > 12 {
-		bad = append(bad, "expiryMonth")
-	}
-	if y := d.ExpiryYear; y < 0 || (y > 99 && (y < 2000 || y > 2099)) {
-		bad = append(bad, "expiryYear")
-	}
-	if len(bad) > 0 {
-		return fmt.Errorf("%w: %s", ErrInvalidCardDetails, strings.Join(bad, ", "))
-	}
-	return nil
+	cardnum.Check(&s, cardnum.Card{Number: d.Number, CVC: d.CVC, ExpiryMonth: d.ExpiryMonth, ExpiryYear: yy, HolderName: d.HolderName})
+	return s.Err()
 }
 
 // First6 returns the first six digits of the number (the BIN), or "" when
 // the number is shorter.
-func (d CardDetails) First6() string {
-	if len(d.Number) < 6 {
-		return ""
-	}
-	return d.Number[:6]
-}
+func (d CardDetails) First6() string { return cardnum.First6(d.Number) }
 
 // Last4 returns the last four digits of the number, or "" when the number is
 // shorter.
-func (d CardDetails) Last4() string {
-	if len(d.Number) < 4 {
-		return ""
-	}
-	return d.Number[len(d.Number)-4:]
-}
+func (d CardDetails) Last4() string { return cardnum.Last4(d.Number) }
 
 // expiryYY returns the expiry year as two digits.
 func (d CardDetails) expiryYY() int {
@@ -88,16 +68,7 @@ func (d CardDetails) expiryYY() int {
 // MaskedNumber returns the number with every digit but the last four
 // replaced by '*' ("************1111"); a number of fewer than eight
 // characters is masked whole, since its last four would reveal too much.
-func (d CardDetails) MaskedNumber() string {
-	n := len(d.Number)
-	if n == 0 {
-		return ""
-	}
-	if n < 8 {
-		return strings.Repeat("*", n)
-	}
-	return strings.Repeat("*", n-4) + d.Number[n-4:]
-}
+func (d CardDetails) MaskedNumber() string { return cardnum.Mask(d.Number) }
 
 // String returns the details with the number masked and the CVC hidden.
 func (d CardDetails) String() string {
@@ -169,42 +140,4 @@ func (d CardDetails) wire() providerCard {
 		CVC:         d.CVC,
 		HolderName:  d.HolderName,
 	}
-}
-
-func digits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// luhn reports whether a string of digits passes the Luhn check.
-func luhn(s string) bool {
-	sum := 0
-	double := false
-	for i := len(s) - 1; i >= 0; i-- {
-		d := int(s[i] - '0')
-		if double {
-			d *= 2
-			if d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-		double = !double
-	}
-	return sum%10 == 0
-}
-
-// twoDigits formats a month or two-digit year as the wallet shows it ("04").
-func twoDigits(n int) string {
-	if n >= 0 && n < 10 {
-		return "0" + strconv.Itoa(n)
-	}
-	return strconv.Itoa(n)
 }

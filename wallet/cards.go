@@ -5,8 +5,13 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strconv"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/cardnum"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 )
 
 // Card is one entry of a user's wallet (interface section 2.2). The wallet
@@ -74,6 +79,49 @@ type InsertCardRequest struct {
 	// ProviderDToken is the token from providerD's tokenisation endpoint
 	// (see Service.TokeniseProviderD).
 	ProviderDToken string `json:"providerDToken,omitempty"`
+}
+
+// maxNickname is the longest nickname, in characters.
+const maxNickname = 50
+
+// Validate checks the request the way the service does before it
+// exchanges the tokens: first6Digits of 6 digits and last4Digits of 4, an
+// expiry month of 1 to 12 and a two-digit year, a nickname of at most 50
+// characters without control characters, and a providerBCse or a
+// providerDToken. It returns nil or a *client.ValidationError with the
+// service's paths and reasons. The service also refuses an expired card
+// (on its own clock) and digits or an expiry that do not match the card
+// the provider tokenised.
+func (r InsertCardRequest) Validate() error {
+	var s fielderr.Set
+	cardnum.CheckDigits(&s, "first6Digits", r.First6Digits, 6)
+	cardnum.CheckDigits(&s, "last4Digits", r.Last4Digits, 4)
+	cardnum.CheckExpiry(&s, r.ExpiryMonth, r.ExpiryYear)
+	switch {
+	case utf8.RuneCountInString(r.Nickname) > maxNickname:
+		s.Add("nickname", "must be at most "+strconv.Itoa(maxNickname)+" characters")
+	case !printable(r.Nickname):
+		s.Add("nickname", "must not contain control characters")
+	}
+	if r.ProviderBCse == "" && r.ProviderDToken == "" {
+		const reason = "one of providerBCse and providerDToken is required"
+		s.Add("providerBCse", reason)
+		s.Add("providerDToken", reason)
+	}
+	return s.Err()
+}
+
+// printable reports whether s is valid UTF-8 without control characters.
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // walletResponse is the body of a card insert.

@@ -123,3 +123,34 @@ func TestNoCredentialSendsNothing(t *testing.T) {
 		t.Errorf("%d requests sent", n)
 	}
 }
+
+func TestInsertCardRequestValidate(t *testing.T) {
+	t.Parallel()
+	ok := InsertCardRequest{ExpiryMonth: 6, ExpiryYear: 30, First6Digits: "411111", Last4Digits: "1111", Nickname: "work", Save: true, ProviderDToken: "t"}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("valid request: %v", err)
+	}
+	bad := InsertCardRequest{ExpiryMonth: 13, ExpiryYear: 2030, First6Digits: "41111", Last4Digits: "11a1", Nickname: "a\u0007b"}
+	err := bad.Validate()
+	var ve *client.ValidationError
+	if !errors.As(err, &ve) || !errors.Is(err, client.ErrValidation) {
+		t.Fatalf("Validate = %v, want a *client.ValidationError", err)
+	}
+	want := map[string]string{
+		"expiryMonth":    "must be 1 to 12",
+		"expiryYear":     "must be a two-digit year (0 to 99)",
+		"first6Digits":   "must be 6 digits",
+		"last4Digits":    "must be 4 digits",
+		"nickname":       "must not contain control characters",
+		"providerBCse":   "one of providerBCse and providerDToken is required",
+		"providerDToken": "one of providerBCse and providerDToken is required",
+	}
+	if d := cmp.Diff(want, ve.Fields); d != "" {
+		t.Errorf("fields (-want +got):\n%s", d)
+	}
+	long := ok
+	long.Nickname = "ééééééééééééééééééééééééééééééééééééééééééééééééééé" // 51 characters
+	if err := long.Validate(); !errors.As(err, &ve) || ve.Fields["nickname"] != "must be at most 50 characters" {
+		t.Errorf("Validate(51-character nickname) = %v", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 )
 
 // PaymentStatus is the state of a payment. Unknown values are kept as they
@@ -48,6 +49,30 @@ type CreatePaymentRequest struct {
 	Amount client.Money `json:"amount"`
 	// Tip is zero or more.
 	Tip client.Money `json:"tip"`
+}
+
+// maxTip bounds a payment's tip (1,000,000.00, like an order's total).
+// The amount is bounded by the check's outstanding amount; the tip has no
+// such bound, and a POS adding an absurd tip to a check's tipsPaid would
+// overflow.
+var maxTip = client.MoneyFromCents(100_000_000)
+
+// Validate checks the request the way the service does before it looks at
+// the location, the card or the check: an amount above zero and a tip from
+// zero to 1,000,000.00. It returns nil or a *client.ValidationError with
+// the service's paths and reasons.
+func (r CreatePaymentRequest) Validate() error {
+	var s fielderr.Set
+	if r.Amount.Cmp(client.Money{}) <= 0 {
+		s.Add("amount", "must be greater than 0")
+	}
+	switch {
+	case r.Tip.IsNegative():
+		s.Add("tip", fielderr.ReasonNegative)
+	case r.Tip.Cmp(maxTip) > 0:
+		s.Add("tip", "must be at most "+maxTip.String())
+	}
+	return s.Err()
 }
 
 // paymentResponse is the body of the payment endpoints.

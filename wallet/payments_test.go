@@ -79,3 +79,31 @@ func TestGetPayment(t *testing.T) {
 		t.Errorf("payment = %+v", p)
 	}
 }
+
+func TestCreatePaymentRequestValidate(t *testing.T) {
+	t.Parallel()
+	money := client.MustParseMoney
+	tests := []struct {
+		amount, tip string
+		want        map[string]string
+	}{
+		{"12.30", "0", nil},
+		{"0.01", "1000000.00", nil},
+		{"0", "0", map[string]string{"amount": "must be greater than 0"}},
+		{"-1", "-0.01", map[string]string{"amount": "must be greater than 0", "tip": "must not be negative"}},
+		{"1", "1000000.01", map[string]string{"tip": "must be at most 1000000.00"}},
+	}
+	for _, tt := range tests {
+		err := CreatePaymentRequest{LocationID: 3, CheckNumber: 1, CardID: 1, Amount: money(tt.amount), Tip: money(tt.tip)}.Validate()
+		var got map[string]string
+		var ve *client.ValidationError
+		if errors.As(err, &ve) {
+			got = ve.Fields
+		} else if err != nil {
+			t.Fatalf("Validate = %v", err)
+		}
+		if d := cmp.Diff(tt.want, got); d != "" {
+			t.Errorf("amount %s tip %s (-want +got):\n%s", tt.amount, tt.tip, d)
+		}
+	}
+}

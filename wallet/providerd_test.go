@@ -159,7 +159,7 @@ func TestTokeniseProviderDValidatesFirst(t *testing.T) {
 	s, m := newMockService(t)
 	bad := testCard
 	bad.Number = "4111111111111112"
-	if _, err := s.TokeniseProviderD(context.Background(), bad); !errors.Is(err, ErrInvalidCardDetails) {
+	if _, err := s.TokeniseProviderD(context.Background(), bad); !errors.Is(err, client.ErrValidation) {
 		t.Fatalf("err = %v", err)
 	}
 	if n := m.Calls(); n != 0 {

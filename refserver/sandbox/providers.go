@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/hospo-dev/hospo-go/internal/cardnum"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 )
 
 // The sandbox payment providers that take card inserts.
@@ -46,119 +49,30 @@ type Card struct {
 	HolderName  string `json:"holderName"`
 }
 
-// Format prints the card with the number reduced to its last four digits
-// and no CVC, whatever the verb, so that no log line or error built with fmt
-// can carry them.
+// Format prints the card with the number masked to its last four digits
+// and no CVC, whatever the verb, so that no log line or error built with
+// fmt can carry them.
 func (c Card) Format(f fmt.State, _ rune) {
-	last4 := ""
-	if len(c.Number) >= 8 {
-		last4 = c.Number[len(c.Number)-4:]
-	}
-	fmt.Fprintf(f, "Card{Number:****%s Expiry:%02d/%02d}", last4, c.ExpiryMonth, c.ExpiryYear)
+	fmt.Fprintf(f, "Card{Number:%s Expiry:%02d/%02d}", cardnum.Mask(c.Number), c.ExpiryMonth, c.ExpiryYear)
 }
 
 // First6 returns the first six digits of the number ("" when shorter).
-func (c Card) First6() string {
-	if len(c.Number) < 6 {
-		return ""
-	}
-	return c.Number[:6]
-}
+func (c Card) First6() string { return cardnum.First6(c.Number) }
 
 // Last4 returns the last four digits of the number ("" when shorter).
-func (c Card) Last4() string {
-	if len(c.Number) < 4 {
-		return ""
-	}
-	return c.Number[len(c.Number)-4:]
-}
+func (c Card) Last4() string { return cardnum.Last4(c.Number) }
 
 // Problems checks the card as the sandbox providers do and returns field ->
-// reason for each failing field (nil when the card is good): a number of
-// 12 to 19 digits passing the Luhn check, a CVC of 3 or 4 digits, a month
-// of 1 to 12, a two-digit year, and an expiry not in the past at now. The
-// reasons never repeat the values.
+// reason for each failing field (nil when the card is good): the checks of
+// the SDK's wallet.CardDetails.Validate (see cardnum.Check), and an expiry
+// not in the past at now. The reasons never repeat the values.
 func (c Card) Problems(now time.Time) map[string]string {
-	p := map[string]string{}
-	switch {
-	case !Digits(c.Number) || len(c.Number) < 12 || len(c.Number) > 19:
-		p["number"] = "must be 12 to 19 digits"
-	case !Luhn(c.Number):
-		p["number"] = "fails the Luhn check"
+	var s fielderr.Set
+	cardnum.Check(&s, cardnum.Card{Number: c.Number, CVC: c.CVC, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear, HolderName: c.HolderName})
+	if !s.Has("expiryMonth") && !s.Has("expiryYear") && cardnum.Expired(c.ExpiryMonth, c.ExpiryYear, now) {
+		s.Add("expiryYear", cardnum.ReasonExpired)
 	}
-	if !Digits(c.CVC) || len(c.CVC) < 3 || len(c.CVC) > 4 {
-		p["cvc"] = "must be 3 or 4 digits"
-	}
-	for k, v := range ExpiryProblems(c.ExpiryMonth, c.ExpiryYear, now) {
-		p[k] = v
-	}
-	if len(c.HolderName) > 200 {
-		p["holderName"] = "must be at most 200 characters"
-	}
-	if len(p) == 0 {
-		return nil
-	}
-	return p
-}
-
-// ExpiryProblems checks an expiry month (1-12) and two-digit year (0-99)
-// and that the card has not expired at now: a card is valid up to the end
-// of its expiry month. Keys are "expiryMonth" and "expiryYear".
-func ExpiryProblems(month, yy int, now time.Time) map[string]string {
-	p := map[string]string{}
-	if month < 1 || month > 12 {
-		p["expiryMonth"] = "must be 1 to 12"
-	}
-	if yy < 0 || yy > 99 {
-		p["expiryYear"] = "must be a two-digit year (0 to 99)"
-	}
-	if len(p) == 0 && Expired(month, yy, now) {
-		p["expiryYear"] = "the card has expired"
-	}
-	if len(p) == 0 {
-		return nil
-	}
-	return p
-}
-
-// Expired reports whether a card expiring at the end of month/20yy has
-// expired at now (UTC).
-func Expired(month, yy int, now time.Time) bool {
-	now = now.UTC()
-	y, m := 2000+yy, time.Month(month)
-	return y < now.Year() || (y == now.Year() && m < now.Month())
-}
-
-// Digits reports whether s is one or more ASCII digits.
-func Digits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// Luhn reports whether the digits of s pass the Luhn check.
-func Luhn(s string) bool {
-	if !Digits(s) {
-		return false
-	}
-	sum, double := 0, false
-	for i := len(s) - 1; i >= 0; i-- {
-		d := int(s[i] - '0')
-		if double {
-			if d *= 2; d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-		double = !double
-	}
-	return sum%10 == 0
+	return s.Map()
 }
 
 // NewProviderToken returns a fresh opaque token of provider, such as

@@ -10,10 +10,10 @@ import (
 	"net/http"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 )
 
 // Decode decodes the request body, which must be exactly one JSON value,
@@ -88,9 +88,9 @@ func decodeError(body []byte, v any, err error) error {
 	}
 	switch {
 	case errors.Is(ferr, client.ErrMoneyPrecision):
-		return Invalid(map[string]string{path: "must have at most 2 decimal places"})
+		return Invalid(map[string]string{path: fielderr.ReasonMoneyPrecision})
 	case errors.Is(ferr, client.ErrMoneyRange):
-		return Invalid(map[string]string{path: "is out of range"})
+		return Invalid(map[string]string{path: fielderr.ReasonOutOfRange})
 	case errors.Is(ferr, client.ErrMoneySyntax):
 		return ErrMsg(client.CodeMalformedJSON, fmt.Sprintf("Malformed JSON body: field %q must be a number.", path))
 	}
@@ -164,7 +164,7 @@ func locateValueError(raw []byte, t reflect.Type, path string) (string, error) {
 		}
 		for _, k := range sortedKeys(m) {
 			if ft, ok := fieldByJSONName(t, k); ok {
-				if p, err := locateValueError(m[k], ft, joinPath(path, k)); err != nil {
+				if p, err := locateValueError(m[k], ft, fielderr.Join(path, k)); err != nil {
 					return p, err
 				}
 			}
@@ -175,7 +175,7 @@ func locateValueError(raw []byte, t reflect.Type, path string) (string, error) {
 			return "", nil
 		}
 		for _, k := range sortedKeys(m) {
-			if p, err := locateValueError(m[k], t.Elem(), joinPath(path, k)); err != nil {
+			if p, err := locateValueError(m[k], t.Elem(), fielderr.Join(path, k)); err != nil {
 				return p, err
 			}
 		}
@@ -185,7 +185,7 @@ func locateValueError(raw []byte, t reflect.Type, path string) (string, error) {
 			return "", nil
 		}
 		for i, el := range a {
-			if p, err := locateValueError(el, t.Elem(), path+"["+strconv.Itoa(i)+"]"); err != nil {
+			if p, err := locateValueError(el, t.Elem(), fielderr.Index(path, i)); err != nil {
 				return p, err
 			}
 		}
@@ -249,13 +249,6 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 	return keys
 }
 
-func joinPath(prefix, name string) string {
-	if prefix == "" {
-		return name
-	}
-	return prefix + "." + name
-}
-
 // MissingFields checks that each path is present and not null in the JSON
 // object raw, and returns path -> "required" for each that is not (nil when
 // all are there). Paths are dotted field names; "[]" after a name applies
@@ -268,62 +261,5 @@ func joinPath(prefix, name string) string {
 // element: "menuItems[2].price". Values of the wrong type are DecodeBytes'
 // business and are skipped here.
 func MissingFields(raw []byte, paths ...string) map[string]string {
-	var root any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if dec.Decode(&root) != nil {
-		root = nil
-	}
-	obj, _ := root.(map[string]any)
-	if obj == nil {
-		obj = map[string]any{}
-	}
-	out := map[string]string{}
-	for _, p := range paths {
-		if p == "" {
-			continue
-		}
-		checkPath(obj, strings.Split(p, "."), "", out)
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
-func checkPath(v any, segs []string, prefix string, out map[string]string) {
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return
-	}
-	name, isArray := strings.CutSuffix(segs[0], "[]")
-	p := joinPath(prefix, name)
-	child, present := obj[name]
-	last := len(segs) == 1
-	if !present || child == nil {
-		if last {
-			out[p] = "required"
-		}
-		return
-	}
-	if !isArray {
-		if !last {
-			checkPath(child, segs[1:], p, out)
-		}
-		return
-	}
-	arr, ok := child.([]any)
-	if !ok {
-		return
-	}
-	for i, el := range arr {
-		ep := p + "[" + strconv.Itoa(i) + "]"
-		if el == nil {
-			out[ep] = "required"
-			continue
-		}
-		if !last {
-			checkPath(el, segs[1:], ep, out)
-		}
-	}
+	return fielderr.Missing(raw, paths...)
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 )
 
 // Error is an error with a code of the catalogue, rendered as the error
@@ -45,8 +46,13 @@ func ErrMsg(code client.Code, msg string) *Error {
 	return &Error{Code: code, Message: msg}
 }
 
-// Invalid returns a 400002 whose contextData names every failing field:
-// JSON path -> reason.
+// Invalid returns a 400002 whose contextData names the failing fields,
+// JSON path -> reason: every one of them, or the first fielderr.MaxReported
+// with a message saying how many failed.
 func Invalid(fields map[string]string) *Error {
-	return &Error{Code: client.CodeValidation, Message: client.CodeValidation.Message(), ContextData: fields}
+	shown, msg := fielderr.Report(fields)
+	if msg == "" {
+		msg = client.CodeValidation.Message()
+	}
+	return &Error{Code: client.CodeValidation, Message: msg, ContextData: shown}
 }
