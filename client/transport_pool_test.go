@@ -48,10 +48,11 @@ func TestDefaultTransportReusesConnections(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	// net/http may dial one spare connection while an idle one is on its way
-	// back to the pool, so allow a little over one per caller; with only 2
-	// idle connections per host the same run opens far more.
-	if n, most := dials.Load(), int64(callers+callers/2); n > most {
+	// net/http dials a spare connection whenever every connection is busy,
+	// including one on its way back to the pool, and on a loaded machine
+	// that happens for most callers: allow up to three per caller. With
+	// net/http's 2 idle connections per host the same run opens hundreds.
+	if n, most := dials.Load(), int64(3*callers); n > most {
 		t.Errorf("%d connections opened for %d concurrent callers, want at most %d", n, callers, most)
 	}
 }
