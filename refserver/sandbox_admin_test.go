@@ -209,3 +209,23 @@ func TestReset(t *testing.T) {
 		t.Errorf("first user after reset has id %d, want 3", id)
 	}
 }
+
+// TestResetInARow resets again and again, with and without changes in
+// between: any number of resets in a row work (contract.md section 6).
+func TestResetInARow(t *testing.T) {
+	t.Parallel()
+	env := refservertest.Start(t)
+	before := env.Fixtures(t)
+	for i := range 4 {
+		if i%2 == 1 {
+			env.NewUser(t)
+		}
+		var after sandbox.Fixtures
+		if st := env.AdminDo(t, "POST", "/sandbox/reset", nil, &after); st != http.StatusOK {
+			t.Fatalf("reset %d: %d", i+1, st)
+		}
+		if diff := cmp.Diff(before, after); diff != "" {
+			t.Errorf("fixture after reset %d (-before +after):\n%s", i+1, diff)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"sync"
 )
 
@@ -33,8 +34,14 @@ func newStmtCache(pool *sql.DB) *stmtCache {
 	return &stmtCache{pool: pool, m: make(map[string]*sql.Stmt)}
 }
 
-// get returns query's statement, or nil if it is not prepared yet.
+// get returns query's statement, or nil if it is not prepared yet. A
+// pragma is never kept: SQLite carries many of them out while compiling
+// (defer_foreign_keys among them), so a compiled pragma run again would
+// silently do nothing.
 func (c *stmtCache) get(query string) *sql.Stmt {
+	if isPragma(query) {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st, ok := c.m[query]
@@ -43,6 +50,12 @@ func (c *stmtCache) get(query string) *sql.Stmt {
 		c.missed = append(c.missed, query)
 	}
 	return st
+}
+
+// isPragma reports whether query is a PRAGMA statement.
+func isPragma(query string) bool {
+	q := strings.TrimLeft(query, " \t\r\n")
+	return len(q) >= len("PRAGMA") && strings.EqualFold(q[:len("PRAGMA")], "PRAGMA")
 }
 
 // prepareMissed prepares the statements that missed since the last call;

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -225,6 +226,34 @@ func TestIdempotencyRetention(t *testing.T) {
 		return err
 	}); err != nil || purged != 1 {
 		t.Fatalf("purged %d, %v", purged, err)
+	}
+}
+
+// TestWipeDataTwice wipes rows that reference each other twice in a row:
+// the second wipe must defer its foreign key checks like the first, although
+// by then every statement it runs has been compiled.
+func TestWipeDataTwice(t *testing.T) {
+	t.Parallel()
+	db := openTest(t, filepath.Join(t.TempDir(), "w2.db"), nil)
+	for i := range 3 {
+		err := db.Write(t.Context(), func(tx *Tx) error {
+			uid, err := tx.InsertUser()
+			if err != nil {
+				return err
+			}
+			return tx.InsertUserToken(HashSecret("u"+strconv.Itoa(i)), uid, nil)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Write(t.Context(), func(tx *Tx) error { return tx.WipeData() }); err != nil {
+			t.Fatalf("wipe %d: %v", i+1, err)
+		}
+		// Let the writer compile what the wipe ran, as it does between
+		// transactions.
+		if err := db.Write(t.Context(), func(*Tx) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
