@@ -2,6 +2,7 @@ package api
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/internal/fielderr"
@@ -19,6 +20,9 @@ type Error struct {
 	ContextData any
 	// DisplayString is an optional end-user message (null when nil).
 	DisplayString *string
+	// RetryAfter is how long a 429 asks the caller to wait, sent in the
+	// Retry-After header in whole seconds (at least 1, also when zero).
+	RetryAfter time.Duration
 }
 
 // Error describes the error for logs. It never includes ContextData, which
@@ -55,4 +59,11 @@ func Invalid(fields map[string]string) *Error {
 		msg = client.CodeValidation.Message()
 	}
 	return &Error{Code: client.CodeValidation, Message: msg, ContextData: shown}
+}
+
+// TooManyRequests returns the 429001 that asks the caller to wait d.
+func TooManyRequests(d time.Duration) *Error {
+	e := Err(client.CodeTooManyRequests)
+	e.RetryAfter = d
+	return e
 }

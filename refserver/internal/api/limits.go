@@ -4,13 +4,10 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
-
-	"github.com/hospo-dev/hospo-go/client"
 )
 
 // InFlight returns middleware that handles at most n requests at once;
@@ -45,8 +42,7 @@ func (rd *Responder) InFlight(n int, waiting func()) func(http.Handler) http.Han
 				select {
 				case slots <- struct{}{}:
 				case <-r.Context().Done():
-					w.Header().Set("Retry-After", "1")
-					rd.Error(w, r, Err(client.CodeTooManyRequests))
+					rd.Error(w, r, TooManyRequests(time.Second))
 					return
 				}
 			}
@@ -139,9 +135,7 @@ func (rd *Responder) RateLimit(rl *RateLimiter) func(http.Handler) http.Handler 
 			}
 			ok, wait := rl.allow(key, rl.now())
 			if !ok {
-				secs := max(1, int(math.Ceil(wait.Seconds())))
-				w.Header().Set("Retry-After", strconv.Itoa(secs))
-				rd.Error(w, r, Err(client.CodeTooManyRequests))
+				rd.Error(w, r, TooManyRequests(wait))
 				return
 			}
 			next.ServeHTTP(w, r)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -39,7 +40,8 @@ type errorBody struct {
 // Error renders err. Every error response of the API goes through here, so
 // they all have the same shape: HTTP status = code / 1000 and
 // requestInfo.apiVersion 0. An err that is not an *Error is logged and
-// answered 500001, except a body over the limit (413001).
+// answered 500001, except a body over the limit (413001). Every 429, from a
+// limit or an injected fault, carries Retry-After.
 func (rd *Responder) Error(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *Error
 	if !errors.As(err, &ae) {
@@ -79,6 +81,9 @@ func (rd *Responder) Error(w http.ResponseWriter, r *http.Request, err error) {
 	if status < 400 || status > 599 {
 		status = http.StatusInternalServerError
 	}
+	if status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(ae.RetryAfter)))
+	}
 	writeRaw(w, status, body)
 }
 
@@ -116,6 +121,12 @@ func (rd *Responder) Info(r *http.Request) client.RequestInfo {
 // sets still tells a curious developer what exists).
 func (rd *Responder) NotFound(w http.ResponseWriter, r *http.Request) {
 	rd.Error(w, r, Err(client.CodeNotFound))
+}
+
+// retryAfterSeconds is d in whole seconds, rounded up, at least 1: a client
+// told to wait 0 seconds would retry at once.
+func retryAfterSeconds(d time.Duration) int {
+	return max(1, int(math.Ceil(d.Seconds())))
 }
 
 // writeRaw sends a JSON body as it is.

@@ -1,0 +1,46 @@
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+)
+
+// TestTooManyRequestsCarriesRetryAfter: every 429 tells the caller when to
+// come back, whether a limit or an injected fault answered it.
+func TestTooManyRequestsCarriesRetryAfter(t *testing.T) {
+	t.Parallel()
+	rd := NewResponder(slog.New(slog.DiscardHandler), time.Now, nil)
+	faults := &sandbox.Faults{}
+	faults.Add(sandbox.Fault{Method: "GET", PathPrefix: "/v1/", Status: http.StatusTooManyRequests, Count: 1})
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+
+	tests := []struct {
+		name string
+		h    http.Handler
+		want string
+	}{
+		{"injected fault", rd.Faults(faults)(ok), "1"},
+		{"no wait given", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rd.Error(w, r, Err(client.CodeTooManyRequests))
+		}), "1"},
+		{"wait rounded up", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rd.Error(w, r, TooManyRequests(2100*time.Millisecond))
+		}), "3"},
+	}
+	for _, tt := range tests {
+		rec := httptest.NewRecorder()
+		tt.h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/location/1", nil))
+		if rec.Code != http.StatusTooManyRequests {
+			t.Errorf("%s: status %d, want 429", tt.name, rec.Code)
+		}
+		if got := rec.Header().Get("Retry-After"); got != tt.want {
+			t.Errorf("%s: Retry-After %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
