@@ -282,8 +282,9 @@ type billScopes struct {
 
 // parseBillScopes validates the scope query parameter (comma-separated, and
 // it may be repeated) from the raw query string. It is pure, so it can be
-// fuzzed; every failure is a 400003. Empty elements are ignored, so
-// "scope=" asks for no scope.
+// fuzzed; every failure is a 400003. "scope=" asks for no scope; an empty
+// element of a list ("bill.items,,bill.staff") is refused like any other
+// unknown scope, since it is most likely a scope lost on the way.
 func parseBillScopes(rawQuery string) (billScopes, *api.Error) {
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
@@ -291,9 +292,14 @@ func parseBillScopes(rawQuery string) (billScopes, *api.Error) {
 	}
 	var sc billScopes
 	for _, v := range q["scope"] {
+		if v == "" {
+			continue
+		}
 		for name := range strings.SplitSeq(v, ",") {
 			switch bills.Scope(strings.TrimSpace(name)) {
 			case "":
+				return billScopes{}, apiErrMsg(client.CodeInvalidQuery, fmt.Sprintf(
+					"Empty scope in %q; separate the scopes with single commas.", truncateRunes(v, 40)))
 			case bills.ScopeItems:
 				sc.items = true
 			case bills.ScopePayments:
