@@ -37,10 +37,11 @@ type paymentResponse struct {
 // both fit into the same outstanding amount.
 func (s *Server) handleCreatePayment(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	var req wallet.CreatePaymentRequest
-	if _, err := api.Decode(r, &req); err != nil {
+	decoded, err := api.Decode(r, &req)
+	if err != nil {
 		return nil, err
 	}
-	if bad := checkPaymentRequest(api.RequestFrom(r.Context()).Body(), &req); bad != nil {
+	if bad := withDecoded(decoded, checkPaymentRequest(api.RequestFrom(r.Context()).Body(), &req)); bad != nil {
 		return nil, validationErr(bad)
 	}
 	userID := api.RequestFrom(r.Context()).Principal().UserID

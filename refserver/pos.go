@@ -34,7 +34,8 @@ import (
 func (s *Server) handleCheckPush(w http.ResponseWriter, r *http.Request) (api.Write, error) {
 	q := api.RequestFrom(r.Context())
 	var wc wireCheck
-	if err := decodeCheck(q.Body(), &wc); err != nil {
+	decoded, err := api.ValueProblems(decodeCheck(q.Body(), &wc))
+	if err != nil {
 		return nil, err
 	}
 	api.ReportBodyLocation(w, wc.LocationID)
@@ -44,6 +45,9 @@ func (s *Server) handleCheckPush(w http.ResponseWriter, r *http.Request) (api.Wr
 		return nil, apiErrMsg(client.CodeForbidden, "The check's locationId is not the location of this POS token.")
 	}
 	check, err := checkFromWire(&wc)
+	if len(decoded) > 0 {
+		err = withDecodedErr(decoded, err)
+	}
 	if err != nil {
 		return nil, err
 	}

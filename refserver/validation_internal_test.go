@@ -23,3 +23,35 @@ func TestValidationErrorNamesAtMost100Fields(t *testing.T) {
 		t.Errorf("message = %q", msg)
 	}
 }
+
+// A bad money value does not hide the other failing fields of the same
+// body (contract section 2): decoding goes on past it, and one 400002 names
+// every field.
+func TestMoneyErrorDoesNotHideOtherFields(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	f := ts.fixtures(t)
+	user, pos := f.Users[0].AccessToken, f.Locations[0].POSAccessToken
+	tests := []struct {
+		name, url, body string
+		want            map[string]string
+	}{
+		{"payment", "/payments/v1/payment?accessToken=" + user,
+			`{"locationId":1,"checkNumber":1,"amount":1.005,"tip":0}`,
+			map[string]string{"amount": "must have at most 2 decimal places", "cardId": "required"}},
+		{"check push", "/v1/pos/push-pull/check?accessToken=" + pos,
+			`{"tableNumber":1,"checkNumber":5,"locationId":1,"guests":1,"status":"open","totalAmount":1.005,"outstandingAmount":1,` +
+				`"serviceChargeAmount":0,"tipsPaid":0,"discounts":[],"menuItems":[{"id":1,"name":"a","quantity":1,"price":2.001,"priceSold":2,"category":null}]}`,
+			map[string]string{"totalAmount": "must have at most 2 decimal places", "menuItems[0].price": "must have at most 2 decimal places", "staffId": "required"}},
+	}
+	for _, tt := range tests {
+		resp := do(t, "POST", ts.url+tt.url, nil, tt.body)
+		wantError(t, resp, client.CodeValidation)
+		cd, _ := resp.body["contextData"].(map[string]any)
+		for path, reason := range tt.want {
+			if cd[path] != reason {
+				t.Errorf("%s: contextData[%q] = %v, want %q (all: %v)", tt.name, path, cd[path], reason, cd)
+			}
+		}
+	}
+}

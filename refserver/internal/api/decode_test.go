@@ -2,6 +2,8 @@ package api
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -137,6 +139,77 @@ func FuzzDecodeJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDecodeReportsEveryField: a value that breaks its type's rule does not
+// stop decoding, so one answer names it together with every other failing
+// field (contract.md section 2), while a malformed body stays a 400001.
+func TestDecodeReportsEveryField(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		raw      string
+		required []string
+		want     map[string]string // nil: a 400001
+	}{
+		{"money and missing", `{"amount":1.005}`, []string{"name", "amount"},
+			map[string]string{"amount": "must have at most 2 decimal places", "name": "required"}},
+		{"every money value", `{"name":"a","amount":1.005,"items":[{"price":1},{"price":2.001,"tip":1e999}],"byName":{"x":0.001}}`, []string{"name"},
+			map[string]string{"amount": "must have at most 2 decimal places", "items[1].price": "must have at most 2 decimal places",
+				"items[1].tip": "is out of range", "byName.x": "must have at most 2 decimal places"}},
+		{"type error after money", `{"amount":1.005,"count":"x"}`, nil, nil},
+		{"type error before money", `{"count":"x","amount":1.005}`, nil, nil},
+		{"money syntax beside precision", `{"amount":1.005,"items":[{"price":"1"}]}`, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := httptest.NewRequest(http.MethodPost, "/", nil)
+			r = r.WithContext(newContext(r.Context(), &Request{body: []byte(tt.raw)}))
+			var v decodeTarget
+			got, err := Decode(r, &v, tt.required...)
+			if tt.want == nil {
+				var ae *Error
+				if !errors.As(err, &ae) || ae.Code != client.CodeMalformedJSON {
+					t.Fatalf("Decode(%s) = %v, %v; want a 400001", tt.raw, got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Decode(%s): %v", tt.raw, err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Decode(%s) problems (-want +got):\n%s", tt.raw, diff)
+			}
+		})
+	}
+}
+
+// TestValueProblems: DecodeBytes decodes everything but the values that
+// break their rule, and ValueProblems hands those back.
+func TestValueProblems(t *testing.T) {
+	t.Parallel()
+	var v decodeTarget
+	err := DecodeBytes([]byte(`{"name":"a","amount":1.005,"count":3,"items":[{"price":1.25},{"price":0.001}]}`), &v)
+	var ae *Error
+	if !errors.As(err, &ae) || ae.Code != client.CodeValidation {
+		t.Fatalf("DecodeBytes = %v, want a 400002", err)
+	}
+	problems, err := ValueProblems(err)
+	if err != nil {
+		t.Fatalf("ValueProblems: %v", err)
+	}
+	want := map[string]string{"amount": "must have at most 2 decimal places", "items[1].price": "must have at most 2 decimal places"}
+	if diff := cmp.Diff(want, problems); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	if v.Name != "a" || v.Count != 3 || !v.Amount.IsZero() || len(v.Items) != 2 || v.Items[0].Price.String() != "1.25" {
+		t.Errorf("decoded %+v; want every other value decoded", v)
+	}
+	other := Err(client.CodeValidation)
+	if p, err := ValueProblems(other); p != nil || err != other {
+		t.Errorf("ValueProblems(a plain 400002) = %v, %v; want it back as it is", p, err)
+	}
 }
 
 func TestDecodeBytesMessages(t *testing.T) {

@@ -23,6 +23,12 @@ type Error struct {
 	// RetryAfter is how long a 429 asks the caller to wait, sent in the
 	// Retry-After header in whole seconds (at least 1, also when zero).
 	RetryAfter time.Duration
+
+	// fields, on a 400002 made by Invalid, names every failing field,
+	// shown or not; decoded marks the 400002 of DecodeBytes for values that
+	// broke their own type's rule (see ValueProblems).
+	fields  map[string]string
+	decoded bool
 }
 
 // Error describes the error for logs. It never includes ContextData, which
@@ -58,8 +64,13 @@ func Invalid(fields map[string]string) *Error {
 	if msg == "" {
 		msg = client.CodeValidation.Message()
 	}
-	return &Error{Code: client.CodeValidation, Message: msg, ContextData: shown}
+	return &Error{Code: client.CodeValidation, Message: msg, ContextData: shown, fields: fields}
 }
+
+// Fields returns every failing field of a 400002 made by Invalid, path ->
+// reason, also those beyond what contextData shows; nil for other errors.
+// It is how findings are merged before answering once.
+func (e *Error) Fields() map[string]string { return e.fields }
 
 // TooManyRequests returns the 429001 that asks the caller to wait d.
 func TooManyRequests(d time.Duration) *Error {
