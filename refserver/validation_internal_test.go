@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
 // A 400002 names at most 100 failing fields and says how many there were
@@ -53,5 +54,40 @@ func TestMoneyErrorDoesNotHideOtherFields(t *testing.T) {
 				t.Errorf("%s: contextData[%q] = %v, want %q (all: %v)", tt.name, path, cd[path], reason, cd)
 			}
 		}
+	}
+}
+
+// A JSON string holding invalid UTF-8 is 400001 on every endpoint, whichever
+// decoder reads the body; it is never stored altered.
+func TestInvalidUTF8IsMalformed(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	f := ts.fixtures(t)
+	pos := f.Locations[0].POSAccessToken
+	check := func(staff string) string {
+		return `{"tableNumber":1,"checkNumber":6,"locationId":1,"staffId":"` + staff + `","guests":1,"status":"open","totalAmount":1,` +
+			`"outstandingAmount":1,"serviceChargeAmount":0,"tipsPaid":0,"discounts":[],"menuItems":[]}`
+	}
+	for _, tt := range []struct{ name, url, body string }{
+		{"check push", "/v1/pos/push-pull/check?accessToken=" + pos, check("Al\xffice")},
+		{"check push, lone surrogate", "/v1/pos/push-pull/check?accessToken=" + pos, check(`Al\ud800ice`)},
+		{"payment", "/payments/v1/payment?accessToken=" + f.Users[0].AccessToken, "{\"locationId\":1,\"note\":\"\xc3\"}"},
+		{"sandbox admin", "/sandbox/locations", "{\"name\":\"Caf\xe9\",\"gateway\":\"providerA\"}"},
+	} {
+		resp := do(t, "POST", ts.url+tt.url, map[string]string{"X-Sandbox-Admin-Key": testAdminKey}, tt.body)
+		if resp.code() != int(client.CodeMalformedJSON) {
+			t.Errorf("%s: status %d code %d, want 400001: %s", tt.name, resp.status, resp.code(), resp.raw)
+		}
+	}
+	// The check was not stored, altered or not.
+	err := ts.db.Read(t.Context(), func(tx *store.Tx) error {
+		n, err := tx.CountRows("bills")
+		if n != 0 {
+			t.Errorf("%d bills stored", n)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

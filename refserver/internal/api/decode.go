@@ -22,8 +22,9 @@ import (
 // digits or out of range; v holds the zero value there). The map is empty,
 // never nil, so that a handler adds its own findings and answers them all
 // in one 400002 (contract.md section 2: a bad money value does not hide a
-// missing field). err is a 400001 for an empty body, bad JSON or a field of
-// the wrong JSON type (naming the field). Unknown fields are ignored, so
+// missing field). err is a 400001 for an empty body, bad JSON, text that is
+// not UTF-8 (see checkText) or a field of the wrong JSON type (naming the
+// field). Unknown fields are ignored, so
 // that older servers accept requests from newer clients.
 func Decode(r *http.Request, v any, required ...string) (problems map[string]string, err error) {
 	body := RequestFrom(r.Context()).Body()
@@ -78,6 +79,9 @@ func ValueProblems(err error) (map[string]string, error) {
 func decodeValues(body []byte, v any) (problems map[string]string, err error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, ErrMsg(client.CodeMalformedJSON, "Malformed JSON body: the body is empty.")
+	}
+	if err := checkText(body); err != nil {
+		return nil, err
 	}
 	// json.Unmarshal works on the body in place; a Decoder would copy it
 	// into a buffer of its own first. Its errors are less precise (a body

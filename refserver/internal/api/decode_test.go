@@ -94,6 +94,15 @@ func TestDecodeBytes(t *testing.T) {
 		// A valid JSON number is never a 400001, whatever its exponent.
 		{"money tiny exponent", `{"amount":1e-31}`, client.CodeValidation, map[string]string{"amount": "must have at most 2 decimal places"}},
 		{"money huge exponent", `{"amount":1e999}`, client.CodeValidation, map[string]string{"amount": "is out of range"}},
+		// Strings decode to exactly what was sent, or not at all.
+		{"utf-8", `{"name":"caf\u00e9 café 😀 \ud83d\ude00"}`, 0, nil},
+		{"escaped backslash before u", `{"name":"\\ud800"}`, 0, nil},
+		{"invalid utf-8", "{\"name\":\"caf\xe9\"}", client.CodeMalformedJSON, nil},
+		{"invalid utf-8 in a key", "{\"n\xffame\":\"a\"}", client.CodeMalformedJSON, nil},
+		{"lone high surrogate", `{"name":"\ud83d"}`, client.CodeMalformedJSON, nil},
+		{"high surrogate then letter", `{"name":"\ud83dx\u0041"}`, client.CodeMalformedJSON, nil},
+		{"lone low surrogate", `{"name":"\uDE00"}`, client.CodeMalformedJSON, nil},
+		{"two high surrogates", `{"name":"\ud83d\ud83d"}`, client.CodeMalformedJSON, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
