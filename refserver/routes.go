@@ -20,15 +20,17 @@ import (
 //
 //   - the API (and every unknown route): Faults (sandbox faults, first so
 //     that a fault can stand for any failure, and after-commit faults see
-//     the full chain), LimitBody and RequireJSON (413001, 415001), InFlight
-//     (at most Config.MaxInFlight requests at once), RateLimit (429001 per
-//     credential) and the OpenAPI request check when configured;
+//     the full chain), LimitBody and RequireJSON (413001, 415001), RateLimit
+//     (429001 per credential), then the route's credential guard, which
+//     reads the body only of a request it admits and passes it on to
+//     InFlight (at most Config.MaxInFlight requests at once) and the
+//     OpenAPI request check when configured;
 //   - the sandbox's public side (its certificate, the payment providers,
 //     the demo universal POS): the same without the OpenAPI check, which is
 //     for the API's own routes;
-//   - the sandbox admin API: LimitBody and RequireJSON only, so that a test
-//     can always clear the faults it set and is never throttled by the
-//     limits under test.
+//   - the sandbox admin API: LimitBody, RequireJSON and its guard only, so
+//     that a test can always clear the faults it set and is never
+//     throttled by the limits under test.
 //
 // Inside each group a credential guard makes the request record, and every
 // POST that changes state is registered through s.writes.
@@ -45,12 +47,11 @@ func (s *Server) routes() http.Handler {
 	faults := s.api.Faults(s.faults)
 	inFlight := s.api.InFlight(n, s.cfg.inFlightWait)
 	rateLimit := s.api.RateLimit(api.NewRateLimiter(s.cfg.RateLimit, s.cfg.RateBurst, s.clock.Real))
+	guards := api.NewGuards(s.api, s.tokens, s.db, s.cfg.AdminKey)
+	s.guards = guards.With(inFlight, s.validate)
 
 	r.Group(func(r chi.Router) {
-		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, inFlight, rateLimit)
-		if s.validate != nil {
-			r.Use(s.validate)
-		}
+		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, rateLimit)
 		r.NotFound(s.api.NotFound)
 		r.MethodNotAllowed(s.api.NotFound)
 
@@ -98,7 +99,7 @@ func (s *Server) routes() http.Handler {
 	// HTTP itself), and faults apply to the demo universal POS (that is how
 	// a demo makes it fail).
 	r.Group(func(r chi.Router) {
-		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, inFlight, rateLimit, s.guards.Public)
+		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, rateLimit, guards.With(inFlight).Public)
 		r.Get("/sandbox/ca.pem", serveStatic("application/x-pem-file", s.cert.CertPEM))
 		r.Get("/sandbox/providerB/public-key", sb.handleProviderBPublicKey)
 		r.Post(providerDTokenisePath, sb.handleProviderDTokenise)
@@ -122,7 +123,7 @@ func (s *Server) routes() http.Handler {
 		r.Get(journalPath, journalHandler(s.api, j))
 	}
 	r.Group(func(r chi.Router) {
-		r.Use(s.api.LimitBody, s.api.RequireJSON, s.guards.Admin)
+		r.Use(s.api.LimitBody, s.api.RequireJSON, guards.Admin)
 		admin(r)
 	})
 	adminOnly := chi.NewRouter()

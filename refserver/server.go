@@ -107,7 +107,9 @@ type Server struct {
 
 	// The API plumbing (package api): api writes every response, tokens
 	// looks access tokens up, guards check credentials and make the
-	// request record, writes runs every request that changes state.
+	// request record (the API's guards, which pass an admitted request on
+	// to the in-flight bound and the OpenAPI check; made with the routes),
+	// writes runs every request that changes state.
 	api    *api.Responder
 	tokens *api.Tokens
 	guards *api.Guards
@@ -200,7 +202,6 @@ func New(cfg Config) (*Server, error) {
 	})
 	s.tokens = api.NewTokens(db, s.clock.Now)
 	s.api = api.NewResponder(s.log, s.clock.Now, s.tokens)
-	s.guards = api.NewGuards(s.api, s.tokens, db, cfg.AdminKey)
 	s.writes = api.NewWrites(s.api, db, s.log, cfg.AdminKey, &s.lastPurge)
 	if err := loadClock(ctx, db, s.clock); err != nil {
 		db.Close()

@@ -95,10 +95,11 @@ func readAll(body io.Reader, declared int64) ([]byte, error) {
 }
 
 // LimitBody returns middleware that caps request bodies at MaxBodyBytes. A
-// declared length over the cap is refused at once. A body of unknown
-// length (chunked) is read here, up to the cap: every request with too
-// large a body is then a 413001, even on an endpoint whose handler never
-// reads its body.
+// declared length over the cap is refused at once; a body of unknown length
+// (chunked) is a 413001 once the reading passes the cap. Nothing is read
+// here: the route's guard reads the body of a request it admits, whether
+// or not the handler uses it, so every admitted request with too large a
+// body is a 413001.
 func (rd *Responder) LimitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > MaxBodyBytes {
@@ -107,12 +108,6 @@ func (rd *Responder) LimitBody(next http.Handler) http.Handler {
 		}
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
-		}
-		if r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody {
-			if _, err := readBody(w, r); err != nil {
-				rd.Error(w, r, err)
-				return
-			}
 		}
 		next.ServeHTTP(w, r)
 	})

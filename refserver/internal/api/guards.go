@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"net/http"
+	"slices"
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/store"
@@ -14,17 +15,41 @@ import (
 // credential, that admits or refuses a request and makes its request
 // record. Every route sits behind exactly one guard (Public for routes
 // that need no credential), given to its route group.
+//
+// A guard checks the credential before it reads a byte of the body: a
+// request it refuses never makes the server read or buffer up to
+// MaxBodyBytes. Only an admitted request has its body read, into the
+// request record, before the middleware given to With and the handler.
 type Guards struct {
 	rd       *Responder
 	tokens   *Tokens
 	db       *store.DB
 	adminKey [sha256.Size]byte
+	// then is the middleware an admitted request passes through, its body
+	// read, before the route's handler (With).
+	then []func(http.Handler) http.Handler
 }
 
 // NewGuards returns the guards of a server whose sandbox admin key is
 // adminKey.
 func NewGuards(rd *Responder, tokens *Tokens, db *store.DB, adminKey string) *Guards {
 	return &Guards{rd: rd, tokens: tokens, db: db, adminKey: sha256.Sum256([]byte(adminKey))}
+}
+
+// With returns guards like g that pass every request they admit, once its
+// body is read, through mw (the first is outermost) before the route's
+// handler: the middleware that is only for admitted callers (the in-flight
+// bound) or that needs the body (the OpenAPI request check). nil entries
+// are skipped.
+func (g *Guards) With(mw ...func(http.Handler) http.Handler) *Guards {
+	c := *g
+	c.then = slices.Clip(c.then)
+	for _, m := range mw {
+		if m != nil {
+			c.then = append(c.then, m)
+		}
+	}
+	return &c
 }
 
 // Public admits every request: the guard of routes that need no
@@ -131,10 +156,13 @@ func (g *Guards) Admin(next http.Handler) http.Handler {
 }
 
 // guard makes the request record: it looks the access token up, asks
-// admit who the caller is, and reads the body of an admitted request. The
-// record goes into the request's context for the handler and, admitted or
-// not, to the Trace for the middleware further out.
+// admit who the caller is, and only then reads the body, of an admitted
+// request. The record goes into the request's context for the handler and,
+// admitted or not, to the Trace for the middleware further out.
 func (g *Guards) guard(next http.Handler, admit func(r *http.Request, q *Request, lookupErr error) (Principal, error)) http.Handler {
+	for i := len(g.then) - 1; i >= 0; i-- {
+		next = g.then[i](next)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := TraceOf(w)
 		q := &Request{version: routeVersion(r)}

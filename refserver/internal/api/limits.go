@@ -11,9 +11,10 @@ import (
 )
 
 // InFlight returns middleware that handles at most n requests at once;
-// past the bound a request waits for one to finish. Its body is read
-// before it waits (bounded by LimitBody), so a client that sends its body
-// slowly holds no place that others need. On two cores a few hundred
+// past the bound a request waits for one to finish. It belongs behind a
+// guard (Guards.With), which reads the body of an admitted request before
+// it comes here, so a client that sends its body slowly holds no place that
+// others need, and a request the guard refuses takes none. On two cores a few hundred
 // handlers already keep the single writer busy; without the bound an
 // overloaded server held thousands of decoded requests waiting for it, and
 // its memory grew with the offered load instead of staying flat. A request
@@ -29,10 +30,6 @@ func (rd *Responder) InFlight(n int, waiting func()) func(http.Handler) http.Han
 	slots := make(chan struct{}, n)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if _, err := readBody(w, r); err != nil {
-				rd.Error(w, r, err)
-				return
-			}
 			select {
 			case slots <- struct{}{}:
 			default: // full: wait
