@@ -29,8 +29,11 @@ func (rd *Responder) Faults(f *sandbox.Faults) func(http.Handler) http.Handler {
 				select {
 				case <-t.C:
 				case <-r.Context().Done():
+					// The client gave up during the latency: drop the
+					// connection rather than let an empty 200 stand for
+					// an answer in the journal and the access log.
 					t.Stop()
-					return
+					panic(http.ErrAbortHandler)
 				}
 			}
 			if fault.Status == 0 { // latency only

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -43,4 +44,23 @@ func TestTooManyRequestsCarriesRetryAfter(t *testing.T) {
 			t.Errorf("%s: Retry-After %q, want %q", tt.name, got, tt.want)
 		}
 	}
+}
+
+// A client that gives up while an injected latency holds its request gets
+// its connection dropped, not an empty 200 that would stand for an answer.
+func TestFaultLatencyClientGone(t *testing.T) {
+	t.Parallel()
+	rd := NewResponder(slog.New(slog.DiscardHandler), time.Now, nil)
+	faults := &sandbox.Faults{}
+	faults.Add(sandbox.Fault{PathPrefix: "/", LatencyMs: 60_000, Count: 1})
+	h := rd.Faults(faults)(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	defer func() {
+		if rec := recover(); rec != http.ErrAbortHandler {
+			t.Errorf("recovered %v, want http.ErrAbortHandler", rec)
+		}
+	}()
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/v1/x", nil).WithContext(ctx))
+	t.Error("the handler returned")
 }
