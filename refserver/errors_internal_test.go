@@ -218,6 +218,41 @@ func TestRateLimit(t *testing.T) {
 	}
 }
 
+// The rate limit's bucket is the caller the guard verified: what else a
+// request presents changes nothing, and made-up credentials are limited by
+// the address they come from.
+func TestRateLimitKeyedByVerifiedCaller(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, func(c *Config) { c.RateLimit = 0.001; c.RateBurst = 2 })
+	f := ts.fixtures(t)
+	url := userURL(ts.url, f.Users[0].AccessToken)
+	for i := range 3 {
+		extra := map[string]string{
+			"Authorization":       "Bearer random-" + strconv.Itoa(i),
+			"X-Vendor-API-Key":    "random-" + strconv.Itoa(i),
+			"X-Sandbox-Admin-Key": "random-" + strconv.Itoa(i),
+		}
+		resp := do(t, "GET", url, extra, "")
+		if want := map[bool]int{true: 200, false: 429}[i < 2]; resp.status != want {
+			t.Errorf("user request %d with other credential headers: status %d, want %d", i, resp.status, want)
+		}
+	}
+	for i := range 3 {
+		resp := do(t, "GET", userURL(ts.url, "made-up-"+strconv.Itoa(i)), nil, "")
+		if i < 2 {
+			wantError(t, resp, client.CodeAccessTokenInvalid)
+			continue
+		}
+		wantError(t, resp, client.CodeTooManyRequests)
+	}
+	// Unknown routes count against the address too.
+	wantError(t, do(t, "GET", ts.url+"/v9/nothing", nil, ""), client.CodeTooManyRequests)
+	// Another user has a bucket of their own.
+	if resp := do(t, "GET", userURL(ts.url, f.Users[1].AccessToken), nil, ""); resp.status != http.StatusOK {
+		t.Errorf("other user: status %d", resp.status)
+	}
+}
+
 func TestRateLimitOffByDefault(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)

@@ -20,11 +20,12 @@ import (
 //
 //   - the API (and every unknown route): Faults (sandbox faults, first so
 //     that a fault can stand for any failure, and after-commit faults see
-//     the full chain), LimitBody and RequireJSON (413001, 415001), RateLimit
-//     (429001 per credential), then the route's credential guard, which
-//     reads the body only of a request it admits and passes it on to
-//     InFlight (at most Config.MaxInFlight requests at once) and the
-//     OpenAPI request check when configured;
+//     the full chain), LimitBody and RequireJSON (413001, 415001), then the
+//     route's credential guard, which takes the caller's token of the rate
+//     limit (429001 per verified caller, or per client address for a
+//     missing or failed credential), reads the body only of a request it
+//     admits and passes it on to InFlight (at most Config.MaxInFlight
+//     requests at once) and the OpenAPI request check when configured;
 //   - the sandbox's public side (its certificate, the payment providers,
 //     the demo universal POS): the same without the OpenAPI check, which is
 //     for the API's own routes;
@@ -46,14 +47,15 @@ func (s *Server) routes() http.Handler {
 	sb := sandboxAPI{s}
 	faults := s.api.Faults(s.faults)
 	inFlight := s.api.InFlight(n, s.cfg.inFlightWait)
-	rateLimit := s.api.RateLimit(api.NewRateLimiter(s.cfg.RateLimit, s.cfg.RateBurst, s.clock.Real))
-	guards := api.NewGuards(s.api, s.tokens, s.db, s.cfg.AdminKey)
+	guards := api.NewGuards(s.api, s.tokens, s.db, s.cfg.AdminKey).
+		Limit(api.NewRateLimiter(s.cfg.RateLimit, s.cfg.RateBurst, s.clock.Real))
 	s.guards = guards.With(inFlight, s.validate)
+	notFound := guards.Unrouted(http.HandlerFunc(s.api.NotFound)).ServeHTTP
 
 	r.Group(func(r chi.Router) {
-		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, rateLimit)
-		r.NotFound(s.api.NotFound)
-		r.MethodNotAllowed(s.api.NotFound)
+		r.Use(faults, s.api.LimitBody, s.api.RequireJSON)
+		r.NotFound(notFound)
+		r.MethodNotAllowed(notFound)
 
 		// Public: the documents, a location's details and its menu.
 		r.Group(func(r chi.Router) {
@@ -99,7 +101,7 @@ func (s *Server) routes() http.Handler {
 	// HTTP itself), and faults apply to the demo universal POS (that is how
 	// a demo makes it fail).
 	r.Group(func(r chi.Router) {
-		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, rateLimit, guards.With(inFlight).Public)
+		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, guards.With(inFlight).Public)
 		r.Get("/sandbox/ca.pem", serveStatic("application/x-pem-file", s.cert.CertPEM))
 		r.Get("/sandbox/providerB/public-key", sb.handleProviderBPublicKey)
 		r.Post(providerDTokenisePath, sb.handleProviderDTokenise)

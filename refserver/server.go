@@ -38,9 +38,12 @@ type Config struct {
 	// Logger receives one line per request and worker diagnostics. nil
 	// discards.
 	Logger *slog.Logger
-	// RateLimit is the number of requests per second allowed per
-	// credential, with bursts of RateBurst (default: RateLimit rounded up,
-	// at least 1). 0 turns rate limiting off.
+	// RateLimit is the number of requests per second allowed per caller,
+	// with bursts of RateBurst (default: RateLimit rounded up, at least 1).
+	// The caller is the one its credential proves (a user, a location's
+	// POS, a vendor API key); a request without a valid credential counts
+	// against its client address. The sandbox admin API is not limited. 0
+	// turns rate limiting off.
 	RateLimit float64
 	RateBurst int
 	// Now is the real time source (default time.Now). The virtual clock

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/hospo-dev/hospo-go/refserver/store"
@@ -45,6 +46,30 @@ type Principal struct {
 	LocationID  int64   // KindPOS: the location the token is bound to
 	KeyID       int64   // KindAPIKey
 	LocationIDs []int64 // KindAPIKey: the key's locations, ascending
+}
+
+// key names the principal for per-caller limits and idempotency records;
+// "" for no one.
+func (p Principal) key() string {
+	switch p.Kind {
+	case KindUser:
+		return "user:" + strconv.FormatInt(p.UserID, 10)
+	case KindPOS:
+		return "pos:" + strconv.FormatInt(p.LocationID, 10)
+	case KindAPIKey:
+		return "apikey:" + strconv.FormatInt(p.KeyID, 10)
+	case KindAdmin:
+		return "admin"
+	}
+	return ""
+}
+
+// tokenOwner is the principal a valid access token stands for.
+func tokenOwner(t *store.AccessToken) Principal {
+	if t.Kind == store.TokenKindPOS {
+		return Principal{Kind: KindPOS, LocationID: t.LocationID}
+	}
+	return Principal{Kind: KindUser, UserID: t.UserID}
 }
 
 // CanSeeLocation reports whether the principal may act on location id: an

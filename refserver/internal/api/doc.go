@@ -15,8 +15,11 @@
 //   - Writes runs every request that changes state: Idempotency-Key replay
 //     and 409004, the handler's Write in the write transaction, and the
 //     sealed response stored with it, as one mechanism.
-//   - LimitBody, RequireJSON, InFlight, RateLimit, Faults, Recover and
-//     AccessLog are the rest of the chain.
+//   - The guards also limit each caller's rate (Guards.Limit, keyed by the
+//     verified caller, or by client address for a failed credential) and
+//     read the body only once the credential is admitted.
+//   - LimitBody, RequireJSON, InFlight, Faults, Recover and AccessLog are
+//     the rest of the chain.
 //
 // Route groups carry the middleware they need (the API gets the faults,
 // limits and the OpenAPI validator, the sandbox admin API only its guard),

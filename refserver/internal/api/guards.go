@@ -28,6 +28,8 @@ type Guards struct {
 	// then is the middleware an admitted request passes through, its body
 	// read, before the route's handler (With).
 	then []func(http.Handler) http.Handler
+	// limit is the rate limit per caller (Limit); nil: none.
+	limit *RateLimiter
 }
 
 // NewGuards returns the guards of a server whose sandbox admin key is
@@ -52,18 +54,36 @@ func (g *Guards) With(mw ...func(http.Handler) http.Handler) *Guards {
 	return &c
 }
 
+// Limit returns guards like g that limit every caller to rl's rate
+// (429001 with Retry-After beyond it): a caller the guard verified in its
+// own bucket, whatever else the request presents, and a request whose
+// credential is missing, unknown or wrong in the bucket of its client
+// address. The admin guard is never limited. A nil rl limits nothing.
+func (g *Guards) Limit(rl *RateLimiter) *Guards {
+	c := *g
+	c.limit = rl
+	return &c
+}
+
+// Unrouted wraps the handler of requests that match no route: they are
+// limited like the rest (by address, or by the owner of a valid access
+// token), and their body is never read.
+func (g *Guards) Unrouted(h http.Handler) http.Handler {
+	return g.guard(h, guardUnrouted, func(*http.Request, *Request, error) (Principal, error) { return Principal{}, nil })
+}
+
 // Public admits every request: the guard of routes that need no
 // credential. The access token, if any, is still looked up for
 // requestInfo.
 func (g *Guards) Public(next http.Handler) http.Handler {
-	return g.guard(next, func(*http.Request, *Request, error) (Principal, error) { return Principal{}, nil })
+	return g.guard(next, guardAPI, func(*http.Request, *Request, error) (Principal, error) { return Principal{}, nil })
 }
 
 // User admits requests with a valid user access token (query
 // accessToken): 401001 without one, 401002 for an unknown, revoked or
 // expired one, 403001 for a POS token.
 func (g *Guards) User(next http.Handler) http.Handler {
-	return g.guard(next, func(_ *http.Request, q *Request, lookupErr error) (Principal, error) {
+	return g.guard(next, guardAPI, func(_ *http.Request, q *Request, lookupErr error) (Principal, error) {
 		t, err := admitToken(q, lookupErr, store.TokenKindUser)
 		if err != nil {
 			return Principal{}, err
@@ -77,7 +97,7 @@ func (g *Guards) User(next http.Handler) http.Handler {
 // one in the path or body is the handler's check
 // (Principal.CanSeeLocation).
 func (g *Guards) POS(next http.Handler) http.Handler {
-	return g.guard(next, func(_ *http.Request, q *Request, lookupErr error) (Principal, error) {
+	return g.guard(next, guardAPI, func(_ *http.Request, q *Request, lookupErr error) (Principal, error) {
 		t, err := admitToken(q, lookupErr, store.TokenKindPOS)
 		if err != nil {
 			return Principal{}, err
@@ -117,7 +137,7 @@ func admitToken(q *Request, lookupErr error, kind string) (*store.AccessToken, e
 // APIKey admits requests with a valid vendor API key (header
 // X-Vendor-API-Key): 401003 without one, 401004 for an unknown one.
 func (g *Guards) APIKey(next http.Handler) http.Handler {
-	return g.guard(next, func(r *http.Request, _ *Request, _ error) (Principal, error) {
+	return g.guard(next, guardAPI, func(r *http.Request, _ *Request, _ error) (Principal, error) {
 		key := r.Header.Get(HeaderAPIKey)
 		if key == "" {
 			return Principal{}, Err(client.CodeAPIKeyMissing)
@@ -144,7 +164,7 @@ func (g *Guards) APIKey(next http.Handler) http.Handler {
 // Admin admits requests carrying the sandbox admin key (header
 // X-Sandbox-Admin-Key); anything else, absent included, is 401005.
 func (g *Guards) Admin(next http.Handler) http.Handler {
-	return g.guard(next, func(r *http.Request, _ *Request, _ error) (Principal, error) {
+	return g.guard(next, guardAdmin, func(r *http.Request, _ *Request, _ error) (Principal, error) {
 		// Comparing fixed-size hashes in constant time leaks neither the
 		// key's content nor its length through timing.
 		got := sha256.Sum256([]byte(r.Header.Get(HeaderAdminKey)))
@@ -155,13 +175,32 @@ func (g *Guards) Admin(next http.Handler) http.Handler {
 	})
 }
 
+// guardMode says what a guard does besides checking the credential.
+type guardMode int
+
+const (
+	// guardAPI limits each caller (Guards.Limit), reads the body of an
+	// admitted request and passes it through the With middleware.
+	guardAPI guardMode = iota
+	// guardAdmin reads the body and passes on, without the callers'
+	// limit and the With middleware: the sandbox stays controllable
+	// under the load it is testing.
+	guardAdmin
+	// guardUnrouted limits each caller and reads nothing: the request
+	// matched no route and is answered at once.
+	guardUnrouted
+)
+
 // guard makes the request record: it looks the access token up, asks
-// admit who the caller is, and only then reads the body, of an admitted
-// request. The record goes into the request's context for the handler and,
-// admitted or not, to the Trace for the middleware further out.
-func (g *Guards) guard(next http.Handler, admit func(r *http.Request, q *Request, lookupErr error) (Principal, error)) http.Handler {
-	for i := len(g.then) - 1; i >= 0; i-- {
-		next = g.then[i](next)
+// admit who the caller is, takes the caller's token of the rate limit,
+// and only then reads the body, of an admitted request. The record goes
+// into the request's context for the handler and, admitted or not, to the
+// Trace for the middleware further out.
+func (g *Guards) guard(next http.Handler, mode guardMode, admit func(r *http.Request, q *Request, lookupErr error) (Principal, error)) http.Handler {
+	if mode == guardAPI {
+		for i := len(g.then) - 1; i >= 0; i-- {
+			next = g.then[i](next)
+		}
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := TraceOf(w)
@@ -177,6 +216,15 @@ func (g *Guards) guard(next http.Handler, admit func(r *http.Request, q *Request
 		p, err := admit(r, q, lookupErr)
 		if err == nil {
 			q.principal = p
+		}
+		if g.limit != nil && mode != guardAdmin {
+			// Refused requests count too, by their address, so that
+			// guessing credentials is limited like using them.
+			if ok, wait := g.limit.Allow(callerKey(r, q)); !ok {
+				err = TooManyRequests(wait)
+			}
+		}
+		if err == nil && mode != guardUnrouted {
 			q.body, err = readBody(w, r)
 		} else {
 			q.body = bufferedBytes(r)

@@ -1,9 +1,11 @@
 package api
 
 import (
+	"container/list"
 	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -49,28 +51,34 @@ func (rd *Responder) InFlight(n int, waiting func()) func(http.Handler) http.Han
 	}
 }
 
-// RateLimiter holds one token bucket per credential. Buckets idle for
-// longer than limiterIdle are dropped so the map does not grow forever.
+// RateLimiter holds one token bucket per caller (see callerKey). It keeps
+// at most maxBuckets of them: when a new caller comes and the set is full,
+// the bucket used least recently goes, so neither memory nor the cost of
+// a request grows with the number of keys callers make up. An evicted
+// caller starts again with a full burst; to force that on a caller, one
+// has to bring maxBuckets others in between, each through the limit.
 type RateLimiter struct {
 	limit rate.Limit
 	burst int
 	now   func() time.Time
+	max   int
 
-	mu        sync.Mutex
-	buckets   map[string]*bucket
-	lastSweep time.Time
+	mu      sync.Mutex
+	buckets map[string]*list.Element // of *bucket, in lru
+	lru     list.List                // most recently used first
 }
 
 type bucket struct {
-	l    *rate.Limiter
-	last time.Time
+	key string
+	l   *rate.Limiter
 }
 
-const limiterIdle = 10 * time.Minute
+// maxBuckets bounds the callers a RateLimiter tracks at once.
+const maxBuckets = 1 << 14
 
-// NewRateLimiter returns a limiter of perSecond requests per credential
-// with bursts of burst (default: perSecond rounded up, at least 1), on the
-// real clock now: advancing the virtual clock does not refill buckets. It
+// NewRateLimiter returns a limiter of perSecond requests per caller with
+// bursts of burst (default: perSecond rounded up, at least 1), on the real
+// clock now: advancing the virtual clock does not refill buckets. It
 // returns nil, no limiting, when perSecond is 0.
 func NewRateLimiter(perSecond float64, burst int, now func() time.Time) *RateLimiter {
 	if perSecond <= 0 {
@@ -79,63 +87,83 @@ func NewRateLimiter(perSecond float64, burst int, now func() time.Time) *RateLim
 	if burst <= 0 {
 		burst = max(1, int(math.Ceil(perSecond)))
 	}
-	return &RateLimiter{limit: rate.Limit(perSecond), burst: burst, now: now, buckets: map[string]*bucket{}}
+	return &RateLimiter{limit: rate.Limit(perSecond), burst: burst, now: now, max: maxBuckets, buckets: map[string]*list.Element{}}
 }
 
-// allow takes a token from key's bucket at now, or returns how long until
-// one is available.
-func (rl *RateLimiter) allow(key string, now time.Time) (bool, time.Duration) {
-	rl.mu.Lock()
-	if now.Sub(rl.lastSweep) > time.Minute {
-		for k, b := range rl.buckets {
-			if now.Sub(b.last) > limiterIdle {
-				delete(rl.buckets, k)
-			}
-		}
-		rl.lastSweep = now
-	}
-	b := rl.buckets[key]
-	if b == nil {
-		b = &bucket{l: rate.NewLimiter(rl.limit, rl.burst)}
-		rl.buckets[key] = b
-	}
-	b.last = now
-	rl.mu.Unlock()
-
-	res := b.l.ReserveN(now, 1)
+// Allow takes a token from key's bucket, or returns how long until one is
+// available. A refused call spends nothing.
+func (rl *RateLimiter) Allow(key string) (bool, time.Duration) {
+	now := rl.now()
+	res := rl.bucket(key).ReserveN(now, 1)
 	if !res.OK() {
 		return false, time.Second
 	}
 	if d := res.DelayFrom(now); d > 0 {
-		res.CancelAt(now) // a refused request does not spend the token
+		res.CancelAt(now)
 		return false, d
 	}
 	return true, 0
 }
 
-// RateLimit returns middleware that answers 429001 with Retry-After (whole
-// seconds, rounded up) when a credential goes over rl's rate. Requests
-// without a credential are limited per client IP. A nil rl limits nothing.
-func (rd *Responder) RateLimit(rl *RateLimiter) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		if rl == nil {
-			return next
-		}
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			key := presentedCredential(r, r.URL.Query())
-			if key == "" {
-				host, _, err := net.SplitHostPort(r.RemoteAddr)
-				if err != nil {
-					host = r.RemoteAddr
-				}
-				key = "ip:" + host
-			}
-			ok, wait := rl.allow(key, rl.now())
-			if !ok {
-				rd.Error(w, r, TooManyRequests(wait))
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
+// bucket returns key's bucket, making it (and evicting the least recently
+// used one when full) if needed.
+func (rl *RateLimiter) bucket(key string) *rate.Limiter {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if e, ok := rl.buckets[key]; ok {
+		rl.lru.MoveToFront(e)
+		return e.Value.(*bucket).l
 	}
+	if rl.lru.Len() >= rl.max {
+		old := rl.lru.Back()
+		rl.lru.Remove(old)
+		delete(rl.buckets, old.Value.(*bucket).key)
+	}
+	b := &bucket{key: key, l: rate.NewLimiter(rl.limit, rl.burst)}
+	rl.buckets[key] = rl.lru.PushFront(b)
+	return b.l
+}
+
+// len returns how many buckets rl holds.
+func (rl *RateLimiter) len() int {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	return rl.lru.Len()
+}
+
+// callerKey names the bucket of a request: the caller its guard verified
+// (the admitted principal, or the owner of a valid access token on a route
+// that needs another credential or none), and, for a request whose
+// credential is missing, unknown or wrong, its client address. Nothing the
+// request merely presents chooses the bucket, so neither an extra header
+// nor a made-up token escapes the limit.
+func callerKey(r *http.Request, q *Request) string {
+	if k := q.principal.key(); k != "" {
+		return k
+	}
+	if q.tokenStatus == TokenAuthenticated && q.token != nil {
+		return tokenOwner(q.token).key()
+	}
+	return "addr:" + clientAddr(r)
+}
+
+// clientAddr is the address a request came from: the peer's IP (no
+// forwarding header is trusted), an IPv6 address cut to its /64, the
+// smallest network one user is given.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	ip = ip.Unmap()
+	if ip.Is6() {
+		if p, err := ip.Prefix(64); err == nil {
+			return p.String()
+		}
+	}
+	return ip.String()
 }
