@@ -3,6 +3,7 @@ package refserver
 import (
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -92,6 +93,68 @@ func TestIdempotentReplay(t *testing.T) {
 	late := do(t, "POST", url, key, `{"note":"a"}`)
 	if late.status != http.StatusCreated || late.header.Get("Idempotent-Replayed") != "" || string(late.raw) == string(other.raw) {
 		t.Errorf("after 24h: %d replayed=%q %s", late.status, late.header.Get("Idempotent-Replayed"), late.raw)
+	}
+}
+
+// Records are kept per verified caller: headers the route ignores do not
+// make a request new, so it is replayed, not carried out again.
+func TestIdempotencyKeyedByVerifiedCaller(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	f := ts.fixtures(t)
+	url := ts.url + "/v1/test/count?accessToken=" + f.Users[0].AccessToken
+	before := userCount(t, ts)
+	var first response
+	for i, extra := range []map[string]string{
+		{},
+		{"Authorization": "Bearer something"},
+		{"X-Vendor-API-Key": f.APIKeys[0].APIKey},
+		{"X-Sandbox-Admin-Key": "not-the-key"},
+	} {
+		extra["Idempotency-Key"] = "pay-once"
+		resp := do(t, "POST", url, extra, `{"note":"a"}`)
+		if i == 0 {
+			first = resp
+			continue
+		}
+		if resp.status != first.status || string(resp.raw) != string(first.raw) || resp.header.Get("Idempotent-Replayed") != "true" {
+			t.Errorf("with %v: %d %s replayed=%q; want the first response replayed", extra, resp.status, resp.raw, resp.header.Get("Idempotent-Replayed"))
+		}
+	}
+	if n := userCount(t, ts); n != before+1 {
+		t.Errorf("work done %d times, want 1", n-before)
+	}
+}
+
+// A server restarted with another admin key cannot open the responses the
+// first one stored; a retry is then refused with 409004, never carried out
+// a second time.
+func TestIdempotentRetryAfterAdminKeyChange(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "shared.db")
+	first := newTestServer(t, func(c *Config) { c.DBPath = path })
+	url := "/v1/test/count?accessToken="
+	key := map[string]string{"Idempotency-Key": "pay-once"}
+	resp := do(t, "POST", first.url+url+first.fixtures(t).Users[0].AccessToken, key, `{"note":"a"}`)
+	if resp.status != http.StatusCreated {
+		t.Fatalf("first run: %d %s", resp.status, resp.raw)
+	}
+	users := userCount(t, first)
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	second := newTestServer(t, func(c *Config) { c.DBPath = path; c.AdminKey = "another-admin-key" })
+	// The same user, whose demo token the new admin key has changed.
+	retry := do(t, "POST", second.url+url+second.fixtures(t).Users[0].AccessToken, key, `{"note":"a"}`)
+	wantError(t, retry, client.CodeIdempotencyKeyReused)
+	if n := userCount(t, second); n != users {
+		t.Errorf("the retry ran again: %d users, want %d", n, users)
+	}
+	// A new key is a new request.
+	resp = do(t, "POST", second.url+url+second.fixtures(t).Users[0].AccessToken, map[string]string{"Idempotency-Key": "next"}, `{"note":"a"}`)
+	if resp.status != http.StatusCreated {
+		t.Errorf("new key: %d %s", resp.status, resp.raw)
 	}
 }
 

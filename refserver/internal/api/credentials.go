@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"time"
@@ -144,23 +143,4 @@ func (ts *Tokens) resolve(r *http.Request) (status string, row *store.AccessToke
 func (ts *Tokens) Status(r *http.Request) string {
 	status, _, _ := ts.resolve(r)
 	return status
-}
-
-// presentedCredential identifies the credentials a request carries, for
-// per-credential rate limiting and idempotency records: the hex SHA-256 of
-// all of them together (access token, API key, admin key, Authorization
-// header), so the raw values are never kept. Requests without any share
-// the empty credential "". query is r.URL.Query(), parsed once by the
-// caller.
-func presentedCredential(r *http.Request, query url.Values) string {
-	token := query.Get(QueryAccessToken)
-	key := r.Header.Get(HeaderAPIKey)
-	admin := r.Header.Get(HeaderAdminKey)
-	// The universal POS contract's bearer token (the demo POS is served by
-	// this server) counts as a credential too.
-	bearer := r.Header.Get("Authorization")
-	if token == "" && key == "" && admin == "" && bearer == "" {
-		return ""
-	}
-	return store.HashSecret("t=" + token + "\x00k=" + key + "\x00a=" + admin + "\x00b=" + bearer)
 }

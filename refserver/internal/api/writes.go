@@ -72,15 +72,21 @@ type writeEndpoint struct {
 }
 
 // Handler returns the handler of a request that changes state, answering
-// status when it succeeds, and carrying out contract.md section 4. A request with an Idempotency-Key is looked
-// up by (credential, key): a live record with the same request hash is
-// replayed (status and body, header Idempotent-Replayed: true) without
-// running h; one with a different hash is a 409004. Otherwise h runs and
-// its Write's response is stored in the same transaction as its work, so
-// both commit or neither does; an error is not stored (the work was not
-// done, so a retry may run it). Concurrent requests with the same
-// (credential, key) queue on a lock, so a duplicate sent while the first
-// is still running waits and then replays it.
+// status when it succeeds, and carrying out contract.md section 4. A
+// request with an Idempotency-Key is looked up by (caller, key), the
+// caller being the principal the guard verified (a user, a location's POS,
+// a vendor API key, the admin), not the credential headers as presented:
+// another token of the same user, or an extra header, does not make a
+// request new. A live record with the same request hash is replayed
+// (status and body, header Idempotent-Replayed: true) without running h;
+// one with a different hash is a 409004, and so is one whose stored
+// response cannot be opened any more (sealed under another admin key):
+// a request once carried out is never carried out again under its key.
+// Otherwise h runs and its Write's response is stored in the same
+// transaction as its work, so both commit or neither does; an error is not
+// stored (the work was not done, so a retry may run it). Concurrent
+// requests with the same (caller, key) queue on a lock, so a duplicate
+// sent while the first is still running waits and then replays it.
 func (ws *Writes) Handler(status int, h WriteHandler) http.Handler {
 	return &writeEndpoint{ws: ws, status: status, h: h}
 }
@@ -99,10 +105,18 @@ func IsWrite(h http.Handler) bool {
 // idemRequest is a request's Idempotency-Key with what identifies the
 // request under it.
 type idemRequest struct {
-	credential  string
+	credential  string // the verified caller (Principal.key)
 	key         string
 	requestHash string
 }
+
+// errUnreplayable answers a retry whose first response is stored but can
+// no longer be opened. 409004, not a 5xx: a client retries a 5xx with the
+// same key and would get the same answer forever, while 409004 tells it
+// that the key is spent and the request must not be sent again as it is.
+var errUnreplayable = ErrMsg(client.CodeIdempotencyKeyReused,
+	"Idempotency key already used: the request was carried out, but its response can no longer be replayed "+
+		"(the server's admin key has changed since). It is not carried out again; look its result up instead.")
 
 func (e *writeEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ws := e.ws
@@ -120,11 +134,9 @@ func (e *writeEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	q := RequestFrom(r.Context())
 	query := r.URL.Query()
-	credential := presentedCredential(r, query)
-	hasToken := query.Get(QueryAccessToken) != ""
 	query.Del(QueryAccessToken) // part of the credential, not of the request
 	req := &idemRequest{
-		credential:  credential,
+		credential:  q.principal.key(),
 		key:         key,
 		requestHash: requestHash(r, query, q.body),
 	}
@@ -152,26 +164,23 @@ func (e *writeEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ws.rd.Error(w, r, err)
 		return
 	}
-	if found && hasToken && q.tokenStatus != TokenAuthenticated {
-		// The token was deleted or has expired since: no replay for it,
-		// and no second run either.
-		ws.rd.Error(w, r, Err(client.CodeAccessTokenInvalid))
-		return
-	}
 	if found {
 		if rec.RequestHash != req.requestHash {
 			ws.rd.Error(w, r, Err(client.CodeIdempotencyKeyReused))
 			return
 		}
 		plain, err := ws.open(req, rec.Body)
-		if err == nil {
-			w.Header().Set("Idempotent-Replayed", "true")
-			writeRaw(w, rec.Status, plain)
+		if err != nil {
+			// The request was carried out, but its response is sealed
+			// under keys this server no longer has (another admin key).
+			// Running it again could pay twice: the key stays spent.
+			ws.log.Warn("idempotency record cannot be opened; not running the request again", "request_id", requestID(w))
+			ws.rd.Error(w, r, errUnreplayable)
 			return
 		}
-		// Sealed under another admin key: the record is unusable, so the
-		// request is carried out again and replaces it.
-		ws.log.Warn("unreadable idempotency record; running the request again", "request_id", requestID(w))
+		w.Header().Set("Idempotent-Replayed", "true")
+		writeRaw(w, rec.Status, plain)
+		return
 	}
 	ws.serve(w, r, e, req)
 }
