@@ -91,3 +91,24 @@ func TestInvalidUTF8IsMalformed(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// With -validate, a push whose categories nest 33 deep (1.3 KB) is
+// answered, with or without a credential: the credential is checked first,
+// and the OpenAPI check costs one visit per level, not twice as much per
+// level as it did.
+func TestValidateDeepCategoryChain(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, func(c *Config) { c.ValidateRequests = true })
+	pos := ts.fixtures(t).Locations[0].POSAccessToken
+	cat := `null`
+	for range 33 {
+		cat = `{"name":"c","category":` + cat + `}`
+	}
+	body := `{"tableNumber":1,"checkNumber":7,"locationId":1,"staffId":"s","guests":1,"status":"open","totalAmount":2,` +
+		`"outstandingAmount":2,"serviceChargeAmount":0,"tipsPaid":0,"discounts":[],` +
+		`"menuItems":[{"id":1,"name":"a","quantity":1,"price":2,"priceSold":2,"category":` + cat + `}]}`
+	wantError(t, do(t, "POST", ts.url+"/v1/pos/push-pull/check", nil, body), client.CodeAccessTokenMissing)
+	// The server allows 8 levels: its own 400002 says so.
+	resp := do(t, "POST", ts.url+"/v1/pos/push-pull/check?accessToken="+pos, nil, body)
+	wantError(t, resp, client.CodeValidation)
+}

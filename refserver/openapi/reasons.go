@@ -35,22 +35,9 @@ func schemaErrors(err error, prefix string) (out []fieldError, ok bool) {
 		case *openapi3.SchemaError:
 			ptr := append(append([]string(nil), base...), e.JSONPointer()...)
 			var inner openapi3.MultiError
-			switch {
-			case e.SchemaField == "allOf" && errors.As(e.Origin, &inner):
+			if e.SchemaField == "allOf" && errors.As(e.Origin, &inner) {
 				// allOf's inner errors are relative to the allOf value.
 				walk(inner, ptr)
-				return
-			case e.SchemaField == "oneOf" && errors.As(e.Origin, &inner) && isNullableChoice(inner):
-				// A nullable member (oneOf [X, null]) that is neither: what
-				// matters is why it is not an X. kin-openapi has already
-				// marked those errors with the full path.
-				for _, x := range inner {
-					var se *openapi3.SchemaError
-					if errors.As(x, &se) && isNullSchema(se.Schema) {
-						continue
-					}
-					walk(x, base)
-				}
 				return
 			}
 			if name, isUnknown := unknownMember(e); isUnknown {
@@ -72,24 +59,6 @@ func schemaErrors(err error, prefix string) (out []fieldError, ok bool) {
 	}
 	walk(err, nil)
 	return out, ok
-}
-
-// isNullableChoice reports whether the failures of a oneOf came from the
-// document's nullable pattern, one branch of which admits only null.
-func isNullableChoice(errs openapi3.MultiError) bool {
-	for _, x := range errs {
-		var se *openapi3.SchemaError
-		if errors.As(x, &se) && isNullSchema(se.Schema) {
-			return true
-		}
-	}
-	return false
-}
-
-// isNullSchema reports whether s is {"type":"null"} as normaliseNulls
-// rewrote it.
-func isNullSchema(s *openapi3.Schema) bool {
-	return s != nil && s.Type == nil && len(s.Enum) == 1 && s.Enum[0] == nil
 }
 
 // schemaReason words a schema failure the way the server words its own
