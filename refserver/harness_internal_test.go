@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"bytes"
+	"crypto/rsa"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
@@ -21,6 +23,16 @@ import (
 
 const testAdminKey = "internal-test-admin-key"
 
+// testRSAKey is made once and handed out as every providerD key of the
+// test servers, which need keys but not the cost of making them.
+var testRSAKey = sync.OnceValue(func() *rsa.PrivateKey {
+	k, err := sandbox.NewRSAKey()
+	if err != nil {
+		panic(err)
+	}
+	return k
+})
+
 // testServer is a Server with the test-only routes of testRoutes, served by
 // an httptest.Server.
 type testServer struct {
@@ -31,9 +43,10 @@ type testServer struct {
 func newTestServer(t *testing.T, mod ...func(*Config)) *testServer {
 	t.Helper()
 	cfg := Config{
-		DBPath:    filepath.Join(t.TempDir(), "refserver.db"),
-		AdminKey:  testAdminKey,
-		routeHook: testRoutes,
+		DBPath:          filepath.Join(t.TempDir(), "refserver.db"),
+		AdminKey:        testAdminKey,
+		routeHook:       testRoutes,
+		providerDKeyGen: func() (*rsa.PrivateKey, error) { return testRSAKey(), nil },
 	}
 	for _, m := range mod {
 		m(&cfg)

@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -74,5 +75,33 @@ func TestExpiredProviderDKeysArePurged(t *testing.T) {
 	getKey()
 	if n := countRows(t, ts, "providerd_keys"); n != 2 {
 		t.Fatalf("%d keys, want 2 (the one made an hour after expiry and the new one)", n)
+	}
+}
+
+// Each user gets a burst of providerD keys and then one every few
+// seconds; beyond, 429001 with Retry-After, and other users are not held
+// up by it.
+func TestProviderDKeysBoundedPerUser(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	f := ts.fixtures(t)
+	keys := func(token string) response {
+		return do(t, "GET", ts.url+"/v2/payment/providerD/keys?accessToken="+token, nil, "")
+	}
+	for i := range providerDKeyBurst {
+		if resp := keys(f.Users[0].AccessToken); resp.status != http.StatusOK {
+			t.Fatalf("key %d: %d %s", i, resp.status, resp.raw)
+		}
+	}
+	resp := keys(f.Users[0].AccessToken)
+	wantError(t, resp, client.CodeTooManyRequests)
+	if ra, err := strconv.Atoi(resp.header.Get("Retry-After")); err != nil || ra < 1 || ra > int(providerDKeyEvery/time.Second) {
+		t.Errorf("Retry-After %q, want 1 to %d seconds", resp.header.Get("Retry-After"), int(providerDKeyEvery/time.Second))
+	}
+	if n := countRows(t, ts, "providerd_keys"); n != providerDKeyBurst {
+		t.Errorf("%d keys stored, want %d", n, providerDKeyBurst)
+	}
+	if resp := keys(f.Users[1].AccessToken); resp.status != http.StatusOK {
+		t.Errorf("other user: %d %s", resp.status, resp.raw)
 	}
 }

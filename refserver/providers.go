@@ -1,7 +1,10 @@
 package refserver
 
 import (
+	"context"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
@@ -37,13 +40,35 @@ type providerDKeyResponse struct {
 	RequestInfo client.RequestInfo `json:"requestInfo"`
 }
 
+// The bounds of GET /v2/payment/providerD/keys, whose every answer is a new
+// RSA-2048 key pair. A card form needs one key: a user gets
+// providerDKeyBurst at once and one more every providerDKeyEvery, and
+// beyond that 429001 with Retry-After. The keys are made ahead of time,
+// providerDKeyPool of them, by one background worker (sandbox.KeyPool), so
+// a call costs the server no key making and all callers together can
+// never take more than one core for it; a call that finds the pool empty
+// waits up to providerDKeyWait for the next key, and is then a 429001 too.
+const (
+	providerDKeyBurst = 10
+	providerDKeyEvery = 6 * time.Second
+	providerDKeyPool  = 8
+	providerDKeyWait  = 5 * time.Second
+)
+
 // handleProviderDKeys serves GET /v2/payment/providerD/keys: a fresh RSA
 // key pair whose private half is stored for the user, valid for one token
 // and sandbox.ProviderDKeyLifetime on the virtual clock.
 func (s *Server) handleProviderDKeys(w http.ResponseWriter, r *http.Request) {
-	priv, err := sandbox.NewRSAKey()
+	userID := api.RequestFrom(r.Context()).Principal().UserID
+	if ok, wait := s.providerDRate.Allow("user:" + strconv.FormatInt(userID, 10)); !ok {
+		s.api.Error(w, r, api.TooManyRequests(wait))
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), providerDKeyWait)
+	priv, err := s.providerDKeys.Take(ctx)
+	cancel()
 	if err != nil {
-		s.api.Error(w, r, err)
+		s.api.Error(w, r, api.TooManyRequests(time.Second))
 		return
 	}
 	kid := sandbox.NewProviderDKeyID()
@@ -52,7 +77,6 @@ func (s *Server) handleProviderDKeys(w http.ResponseWriter, r *http.Request) {
 		s.api.Error(w, r, err)
 		return
 	}
-	userID := api.RequestFrom(r.Context()).Principal().UserID
 	err = s.db.Write(r.Context(), func(tx *store.Tx) error {
 		return sandbox.StoreProviderDKey(tx, userID, kid, privJWK)
 	})

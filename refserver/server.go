@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"context"
+	"crypto/rsa"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -76,6 +77,9 @@ type Config struct {
 	// latency.
 	MaxInFlight int
 
+	// providerDKeyGen makes providerD's RSA keys (default
+	// sandbox.NewRSAKey); tests hand out a key made once.
+	providerDKeyGen func() (*rsa.PrivateKey, error)
 	// routeHook lets this package's own tests mount extra routes (a
 	// panicking handler, a test-only POST) inside the full middleware
 	// chain. It is unexported so nothing outside the package can.
@@ -107,6 +111,10 @@ type Server struct {
 	// demoPOS is the built-in demo universal POS; demo is the demo fixture.
 	demoPOS http.Handler
 	demo    sandbox.Demo
+	// providerDKeys holds providerD keys made ahead of time; providerDRate
+	// bounds how fast each user takes them.
+	providerDKeys *sandbox.KeyPool
+	providerDRate *api.RateLimiter
 
 	// The API plumbing (package api): api writes every response, tokens
 	// looks access tokens up, guards check credentials and make the
@@ -174,6 +182,9 @@ func New(cfg Config) (*Server, error) {
 	setDefault(&cfg.MenuSyncInterval, 5*time.Minute)
 	setDefault(&cfg.OrderRetryBase, time.Second)
 	setDefault(&cfg.OrderRetryMax, 60*time.Second)
+	if cfg.providerDKeyGen == nil {
+		cfg.providerDKeyGen = sandbox.NewRSAKey
+	}
 
 	s := &Server{
 		cfg:     cfg,
@@ -182,6 +193,9 @@ func New(cfg Config) (*Server, error) {
 		faults:  &sandbox.Faults{},
 		demoPOS: sandbox.NewDemoPOSHandler(cfg.AdminKey, cfg.Logger),
 		demo:    sandbox.Demo{AdminKey: cfg.AdminKey, POSURL: cfg.BaseURL + sandbox.DemoPOSPath},
+
+		providerDKeys: sandbox.NewKeyPool(providerDKeyPool, cfg.providerDKeyGen),
+		providerDRate: api.NewRateLimiter(1/providerDKeyEvery.Seconds(), providerDKeyBurst, cfg.Now),
 	}
 	cert, err := sandbox.LoadOrCreateCertificate(cfg.DBPath, cfg.Now())
 	if err != nil {
@@ -233,6 +247,7 @@ func New(cfg Config) (*Server, error) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.wg.Go(func() { s.orders.Run(s.ctx) })
 	s.wg.Go(func() { s.monitor.Run(s.ctx) })
+	s.wg.Go(func() { s.providerDKeys.Run(s.ctx) })
 	for _, id := range registered {
 		s.monitor.Registered(id)
 	}
