@@ -13,9 +13,11 @@ import (
 
 // withConsole returns the server's handler: api (the API router with its
 // middleware chain) with the console answering under /console in front of
-// it. j is the journal the console shows.
-func (s *Server) withConsole(api *chi.Mux, j *journal) http.Handler {
+// it, behind hosts (the host names it answers under). j is the journal the
+// console shows.
+func (s *Server) withConsole(api *chi.Mux, j *journal, hosts func(http.Handler) http.Handler) http.Handler {
 	mux := chi.NewRouter()
+	mux.Use(hosts)
 	mux.Mount(console.Prefix, console.New(console.Config{
 		AdminKey:        s.cfg.AdminKey,
 		API:             api,
@@ -26,6 +28,7 @@ func (s *Server) withConsole(api *chi.Mux, j *journal) http.Handler {
 		Logger:          s.log,
 		Gateways:        gateways,
 		POSOnlineWindow: posOnlineWindow,
+		KeyAttempts:     s.adminKeys,
 	}))
 	return &consoleFront{Mux: api, console: mux}
 }

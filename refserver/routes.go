@@ -2,6 +2,9 @@ package refserver
 
 import (
 	"net/http"
+	"net/url"
+	"slices"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -29,9 +32,12 @@ import (
 //   - the sandbox's public side (its certificate, the payment providers,
 //     the demo universal POS): the same without the OpenAPI check, which is
 //     for the API's own routes;
-//   - the sandbox admin API: LimitBody, RequireJSON and its guard only, so
-//     that a test can always clear the faults it set and is never
-//     throttled by the limits under test.
+//   - the sandbox admin API: OnlyHosts (loopback host names and the
+//     configured ones, against DNS rebinding), LimitBody, RequireJSON and
+//     its guard, which limits wrong admin keys per client address, and
+//     nothing else, so that a test can always clear the faults it set and
+//     is never throttled by the limits under test. The console answers
+//     under the same host names.
 //
 // Inside each group a credential guard makes the request record, and every
 // POST that changes state is registered through s.writes.
@@ -48,7 +54,9 @@ func (s *Server) routes() http.Handler {
 	faults := s.api.Faults(s.faults)
 	inFlight := s.api.InFlight(n, s.cfg.inFlightWait)
 	guards := api.NewGuards(s.api, s.tokens, s.db, s.cfg.AdminKey).
-		Limit(api.NewRateLimiter(s.cfg.RateLimit, s.cfg.RateBurst, s.clock.Real))
+		Limit(api.NewRateLimiter(s.cfg.RateLimit, s.cfg.RateBurst, s.clock.Real)).
+		LimitAdminKeys(s.adminKeys)
+	adminHosts := s.api.OnlyHosts(s.adminHosts())
 	s.guards = guards.With(inFlight, s.validate)
 	notFound := guards.Unrouted(http.HandlerFunc(s.api.NotFound)).ServeHTTP
 
@@ -125,14 +133,35 @@ func (s *Server) routes() http.Handler {
 		r.Get(journalPath, journalHandler(s.api, j))
 	}
 	r.Group(func(r chi.Router) {
-		r.Use(s.api.LimitBody, s.api.RequireJSON, guards.Admin)
+		r.Use(adminHosts, s.api.LimitBody, s.api.RequireJSON, guards.Admin)
 		admin(r)
 	})
 	adminOnly := chi.NewRouter()
 	admin(adminOnly)
 	s.admin = adminOnly
 
-	return s.withConsole(r, j)
+	return s.withConsole(r, j, adminHosts)
+}
+
+// Wrong admin keys: each client address may send adminKeyBurst of them,
+// then one more every adminKeyEvery (api.KeyAttempts). A person who mistypes
+// the key is never held up; guessing goes at one key a second.
+const (
+	adminKeyBurst = 20
+	adminKeyEvery = time.Second
+)
+
+// adminHosts are the host names the admin API and the console answer
+// under besides the loopback ones: Config.AdminHosts and the hosts of the
+// server's own base URLs.
+func (s *Server) adminHosts() []string {
+	hosts := slices.Clone(s.cfg.AdminHosts)
+	for _, base := range []string{s.cfg.BaseURL, s.cfg.TLSURL} {
+		if u, err := url.Parse(base); err == nil && u.Host != "" {
+			hosts = append(hosts, u.Host)
+		}
+	}
+	return hosts
 }
 
 // isAdminRoute reports whether path is the path of one of the admin

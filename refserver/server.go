@@ -70,6 +70,13 @@ type Config struct {
 	// /sandbox/requests and the console): 0 means DefaultJournalSize, a
 	// negative size turns the journal off.
 	JournalSize int
+	// AdminHosts are host names, besides the loopback ones (localhost,
+	// 127.0.0.1, ::1) and those of BaseURL and TLSURL, under which the
+	// sandbox admin API and the console answer; a request with any other
+	// Host header is refused with 403001, so that a web page cannot reach
+	// them by pointing its own name at this machine (DNS rebinding). Name
+	// the public host here when the sandbox is served beyond loopback.
+	AdminHosts []string
 	// MaxInFlight bounds the API requests handled at once; further ones
 	// wait their turn. 0 means DefaultMaxInFlight, a negative value turns
 	// the bound off. Sandbox admin requests are not counted, so the sandbox
@@ -125,6 +132,10 @@ type Server struct {
 	tokens *api.Tokens
 	guards *api.Guards
 	writes *api.Writes
+
+	// adminKeys counts wrong admin keys per client address, for the admin
+	// API and the console's login alike.
+	adminKeys *api.KeyAttempts
 
 	// validate is the OpenAPI request validator (Config.ValidateRequests),
 	// nil when off.
@@ -194,6 +205,7 @@ func New(cfg Config) (*Server, error) {
 		demoPOS: sandbox.NewDemoPOSHandler(cfg.AdminKey, cfg.Logger),
 		demo:    sandbox.Demo{AdminKey: cfg.AdminKey, POSURL: cfg.BaseURL + sandbox.DemoPOSPath},
 
+		adminKeys:     api.NewKeyAttempts(adminKeyBurst, adminKeyEvery, cfg.Now),
 		providerDKeys: sandbox.NewKeyPool(providerDKeyPool, cfg.providerDKeyGen),
 		providerDRate: api.NewRateLimiter(1/providerDKeyEvery.Seconds(), providerDKeyBurst, cfg.Now),
 	}

@@ -51,6 +51,18 @@ type Config struct {
 	// location to show online: the window of GET /v1/location/{id}'s
 	// posStatus.
 	POSOnlineWindow time.Duration
+	// KeyAttempts limits wrong admin keys at the login form, shared with
+	// the admin API's guard; nil does not limit them.
+	KeyAttempts KeyAttempts
+}
+
+// KeyAttempts limits wrong admin keys per client.
+type KeyAttempts interface {
+	// Wait returns how long r's client must wait before it may try a
+	// key again; 0 when it may try now.
+	Wait(r *http.Request) time.Duration
+	// Failed counts a wrong key from r's client.
+	Failed(r *http.Request)
 }
 
 // Handler serves the console. Mount it at Prefix on a chi router: its

@@ -40,6 +40,7 @@ type options struct {
 	menuSyncInterval  time.Duration
 	validate          bool
 	pprofAddr         string
+	adminHosts        []string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -58,6 +59,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.menuSyncInterval, "menu-sync-interval", 5*time.Minute, "how often universal POS menus are synced")
 	fs.BoolVar(&o.validate, "validate", false, "check every API request against the OpenAPI document (400002/400003 for requests it forbids)")
 	fs.StringVar(&o.pprofAddr, "pprof", "", "serve Go runtime profiles (/debug/pprof/) on this address, e.g. 127.0.0.1:6060 (off when empty)")
+	fs.Func("admin-host", "a host name, besides loopback ones, under which the admin API and the console answer (comma-separated list; may be repeated)", func(v string) error {
+		for h := range strings.SplitSeq(v, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				o.adminHosts = append(o.adminHosts, h)
+			}
+		}
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -122,6 +131,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		POSHealthInterval: o.posHealthInterval,
 		MenuSyncInterval:  o.menuSyncInterval,
 		ValidateRequests:  o.validate,
+		AdminHosts:        o.adminHosts,
 	})
 	if err != nil {
 		return err

@@ -30,6 +30,9 @@ type Guards struct {
 	then []func(http.Handler) http.Handler
 	// limit is the rate limit per caller (Limit); nil: none.
 	limit *RateLimiter
+	// adminKeys limits wrong admin keys per client address
+	// (LimitAdminKeys); nil: none.
+	adminKeys *KeyAttempts
 }
 
 // NewGuards returns the guards of a server whose sandbox admin key is
@@ -62,6 +65,15 @@ func (g *Guards) With(mw ...func(http.Handler) http.Handler) *Guards {
 func (g *Guards) Limit(rl *RateLimiter) *Guards {
 	c := *g
 	c.limit = rl
+	return &c
+}
+
+// LimitAdminKeys returns guards like g whose admin guard counts every
+// wrong admin key against its client address in a and refuses, with
+// 429001, the admin requests of an address that has none left.
+func (g *Guards) LimitAdminKeys(a *KeyAttempts) *Guards {
+	c := *g
+	c.adminKeys = a
 	return &c
 }
 
@@ -162,13 +174,27 @@ func (g *Guards) APIKey(next http.Handler) http.Handler {
 }
 
 // Admin admits requests carrying the sandbox admin key (header
-// X-Sandbox-Admin-Key); anything else, absent included, is 401005.
+// X-Sandbox-Admin-Key); anything else, absent included, is 401005. A wrong
+// key is logged (its client, never the key) and counted against its client
+// address (LimitAdminKeys).
 func (g *Guards) Admin(next http.Handler) http.Handler {
-	return g.guard(next, guardAdmin, func(r *http.Request, _ *Request, _ error) (Principal, error) {
+	return g.guard(next, guardAdmin, func(r *http.Request, q *Request, _ error) (Principal, error) {
+		if g.adminKeys != nil {
+			if d := g.adminKeys.Wait(r); d > 0 {
+				return Principal{}, TooManyRequests(d)
+			}
+		}
 		// Comparing fixed-size hashes in constant time leaks neither the
 		// key's content nor its length through timing.
-		got := sha256.Sum256([]byte(r.Header.Get(HeaderAdminKey)))
+		presented := r.Header.Get(HeaderAdminKey)
+		got := sha256.Sum256([]byte(presented))
 		if subtle.ConstantTimeCompare(got[:], g.adminKey[:]) != 1 {
+			if presented != "" {
+				g.rd.log.Warn("sandbox admin key refused", "client", clientAddr(r), "request_id", q.id)
+				if g.adminKeys != nil {
+					g.adminKeys.Failed(r)
+				}
+			}
 			return Principal{}, Err(client.CodeAdminKeyInvalid)
 		}
 		return Principal{Kind: KindAdmin}, nil

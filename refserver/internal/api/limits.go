@@ -105,6 +105,17 @@ func (rl *RateLimiter) Allow(key string) (bool, time.Duration) {
 	return true, 0
 }
 
+// wait returns how long until key's bucket has a token, without taking
+// it; 0 when it has one now.
+func (rl *RateLimiter) wait(key string) time.Duration {
+	now := rl.now()
+	missing := 1 - rl.bucket(key).TokensAt(now)
+	if missing <= 0 {
+		return 0
+	}
+	return time.Duration(missing / float64(rl.limit) * float64(time.Second))
+}
+
 // bucket returns key's bucket, making it (and evicting the least recently
 // used one when full) if needed.
 func (rl *RateLimiter) bucket(key string) *rate.Limiter {
