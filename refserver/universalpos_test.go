@@ -83,7 +83,7 @@ func TestDemoLocationsHaveMenusSoonAfterStart(t *testing.T) {
 func TestDemoPOSPassesConformanceCheck(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
-	report := universalpos.Check(context.Background(), universalpos.CheckConfig{
+	report := universalpos.RunConformance(context.Background(), universalpos.ConformanceConfig{
 		URL:   env.URL + sandbox.DemoPOSPath,
 		Token: sandbox.DemoPOSToken(env.AdminKey),
 	})

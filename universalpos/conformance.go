@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// Names of the checks Check runs, in the order it runs them. Each is one
+// Names of the checks RunConformance runs, in the order it runs them. Each is one
 // line of a Report.
 const (
 	CheckHealth             = "health"
@@ -28,8 +28,8 @@ const (
 	CheckOrderRejectsBroken = "orders/rejects-invalid"
 )
 
-// CheckConfig says which POS Check exercises and how.
-type CheckConfig struct {
+// ConformanceConfig says which POS RunConformance exercises and how.
+type ConformanceConfig struct {
 	// URL is the POS's base URL, under which it serves /health, /menus
 	// and /orders.
 	URL string
@@ -54,7 +54,7 @@ type Result struct {
 	Reason string
 }
 
-// Report is the outcome of Check: one Result per check, in run order.
+// Report is the outcome of RunConformance: one Result per check, in run order.
 type Report struct {
 	URL     string
 	Results []Result
@@ -117,7 +117,7 @@ func (r *Report) Write(w io.Writer) error {
 	return err
 }
 
-// Check exercises the POS at cfg.URL the way the service does and reports
+// RunConformance exercises the POS at cfg.URL the way the service does and reports
 // each check:
 //
 //   - health: GET /health answers 200 {"status": "OK"} or
@@ -136,9 +136,9 @@ func (r *Report) Write(w io.Writer) error {
 //   - orders/rejects-invalid: an order without items is answered with a
 //     4xx (a 5xx would make the service retry it for nothing).
 //
-// Check creates test orders at the POS, so point it at a test
+// RunConformance creates test orders at the POS, so point it at a test
 // environment. It never returns nil.
-func Check(ctx context.Context, cfg CheckConfig) *Report {
+func RunConformance(ctx context.Context, cfg ConformanceConfig) *Report {
 	c := &checker{cfg: cfg, report: &Report{URL: cfg.URL}}
 	if c.cfg.HTTPClient == nil {
 		c.cfg.HTTPClient = http.DefaultClient
@@ -171,7 +171,7 @@ func Check(ctx context.Context, cfg CheckConfig) *Report {
 }
 
 type checker struct {
-	cfg    CheckConfig
+	cfg    ConformanceConfig
 	base   string
 	report *Report
 }

@@ -216,7 +216,7 @@ func TestCheckReportsEachDefect(t *testing.T) {
 			if timeout == 0 {
 				timeout = 5 * time.Second
 			}
-			report := universalpos.Check(context.Background(), universalpos.CheckConfig{
+			report := universalpos.RunConformance(context.Background(), universalpos.ConformanceConfig{
 				URL: srv.URL, Token: testToken, HTTPClient: srv.Client(), Timeout: timeout,
 			})
 			var out bytes.Buffer
@@ -245,14 +245,14 @@ func TestCheckReportsEachDefect(t *testing.T) {
 	}
 }
 
-func TestCheckConfigErrors(t *testing.T) {
+func TestConformanceConfigErrors(t *testing.T) {
 	t.Parallel()
-	for _, cfg := range []universalpos.CheckConfig{
+	for _, cfg := range []universalpos.ConformanceConfig{
 		{URL: "", Token: "x"},
 		{URL: "ftp://pos.example", Token: "x"},
 		{URL: "http://pos.example", Token: ""},
 	} {
-		r := universalpos.Check(context.Background(), cfg)
+		r := universalpos.RunConformance(context.Background(), cfg)
 		if r.Passed() || len(r.Results) != 1 || r.Results[0].Name != "config" {
 			t.Errorf("%+v: got %+v, want one failed config result", cfg, r.Results)
 		}
@@ -264,7 +264,7 @@ func TestCheckUnreachablePOS(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close() // nothing listens there any more
-	r := universalpos.Check(context.Background(), universalpos.CheckConfig{URL: url, Token: testToken})
+	r := universalpos.RunConformance(context.Background(), universalpos.ConformanceConfig{URL: url, Token: testToken})
 	if r.Passed() {
 		t.Fatal("passed against a closed port")
 	}
@@ -300,7 +300,7 @@ func TestReportWrite(t *testing.T) {
 func TestCheckWithTheWrongToken(t *testing.T) {
 	t.Parallel()
 	srv := startPOS(t, newTestProvider())
-	r := universalpos.Check(context.Background(), universalpos.CheckConfig{URL: srv.URL, Token: "not-the-token"})
+	r := universalpos.RunConformance(context.Background(), universalpos.ConformanceConfig{URL: srv.URL, Token: "not-the-token"})
 	var passed []string
 	for _, res := range r.Results {
 		if res.Passed {
