@@ -140,32 +140,6 @@ func readJournal(t *testing.T, env *refservertest.Env, query string) (sandboxapi
 	return l, raw
 }
 
-// rawRequest sends a request and returns its status and X-Request-Id.
-func rawRequest(t *testing.T, method, u string, header http.Header, body string) (int, string) {
-	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, u, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, vs := range header {
-		req.Header[k] = vs
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, req.URL.Path, err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode, resp.Header.Get("X-Request-Id")
-}
-
 // consoleCheck is an open check of the given location.
 func consoleCheck(loc, number int64, staffID, total string) *possync.Check {
 	return &possync.Check{

@@ -25,17 +25,17 @@ func TestJournalNeverHoldsSecrets(t *testing.T) {
 	// The card goes in cleartext to the sandbox's providerD endpoint (over
 	// HTTPS) and encrypted to providerB; both requests are journaled.
 	_, cardID := addConsoleCard(t, env, token, "journal card")
-	status, _ := rawRequest(t, "POST", env.URL+"/sandbox/providerD/tokenise", nil,
-		`{"keyId":"unknown","number":"`+consoleTestCard.Number+`","expiryMonth":9,"expiryYear":39,"cvc":"`+consoleTestCard.CVC+`"}`)
+	status, _ := env.Send(t, "POST", "/sandbox/providerD/tokenise", nil,
+		[]byte(`{"keyId":"unknown","number":"`+consoleTestCard.Number+`","expiryMonth":9,"expiryYear":39,"cvc":"`+consoleTestCard.CVC+`"}`))
 	if status < 400 {
 		t.Fatalf("tokenising with an unknown keyId: status %d, want an error", status)
 	}
-	rawRequest(t, "POST", env.URL+"/v1/pos/push-pull/heartbeat/"+fmtID(loc)+"?accessToken="+posToken, nil, "")
-	rawRequest(t, "GET", env.URL+"/v3/location/"+fmtID(loc)+"/bills/closed?from=2030-01-01T00:00:00Z&to=2030-01-02T00:00:00Z",
-		http.Header{"X-Vendor-Api-Key": {apiKey}}, "")
-	rawRequest(t, "GET", env.URL+"/sandbox/fixtures", http.Header{"X-Sandbox-Admin-Key": {env.AdminKey}}, "")
-	rawRequest(t, "GET", env.URL+"/v1/user/me?scope=wallet&accessToken="+token, http.Header{"Authorization": {"Bearer " + token}}, "")
-	rawRequest(t, "POST", env.URL+"/sandbox/cards/"+fmtID(cardID)+"/status", http.Header{"X-Sandbox-Admin-Key": {env.AdminKey}}, `{"cardStatusId":1}`)
+	env.Send(t, "POST", "/v1/pos/push-pull/heartbeat/"+fmtID(loc)+"?accessToken="+posToken, nil, nil)
+	env.Send(t, "GET", "/v3/location/"+fmtID(loc)+"/bills/closed?from=2030-01-01T00:00:00Z&to=2030-01-02T00:00:00Z",
+		http.Header{"X-Vendor-Api-Key": {apiKey}}, nil)
+	env.Send(t, "GET", "/sandbox/fixtures", http.Header{"X-Sandbox-Admin-Key": {env.AdminKey}}, nil)
+	env.Send(t, "GET", "/v1/user/me?scope=wallet&accessToken="+token, http.Header{"Authorization": {"Bearer " + token}}, nil)
+	env.Send(t, "POST", "/sandbox/cards/"+fmtID(cardID)+"/status", http.Header{"X-Sandbox-Admin-Key": {env.AdminKey}}, []byte(`{"cardStatusId":1}`))
 
 	secrets := map[string]string{
 		"user token": token, "POS token": posToken, "API key": apiKey, "admin key": env.AdminKey,

@@ -2,7 +2,6 @@ package journal_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -19,29 +18,6 @@ import (
 
 func id(n int64) *int64               { return &n }
 func code(c client.Code) *client.Code { return &c }
-
-// send sends one request to env exactly as given and returns its status
-// and X-Request-Id, by which a test finds the request in the journal.
-func send(t *testing.T, env *refservertest.Env, method, path string, header http.Header, body string) (status int, requestID string) {
-	t.Helper()
-	req, err := http.NewRequest(method, env.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, vs := range header {
-		req.Header[k] = vs
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, req.URL.Path, err)
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode, resp.Header.Get("X-Request-Id")
-}
 
 // requests reads the journal of env through the SDK.
 func requests(t *testing.T, env *refservertest.Env, q sandboxapi.JournalQuery) journal.Page {
@@ -66,51 +42,51 @@ func TestRecordsRequests(t *testing.T) {
 	type call struct {
 		method, path string
 		header       http.Header
-		body         string
+		body         []byte
 		want         journal.Entry
 	}
 	calls := []call{
-		{"GET", "/v1/user/me?scope=wallet&accessToken=" + user.AccessToken, nil, "",
+		{"GET", "/v1/user/me?scope=wallet&accessToken=" + user.AccessToken, nil, nil,
 			journal.Entry{Method: "GET", Route: "/v1/user/me", Status: 200, Credential: "user", UserID: id(user.UserID)}},
-		{"POST", "/v1/pos/push-pull/heartbeat/1?accessToken=" + loc1.POSAccessToken, nil, "",
+		{"POST", "/v1/pos/push-pull/heartbeat/1?accessToken=" + loc1.POSAccessToken, nil, nil,
 			journal.Entry{Method: "POST", Route: "/v1/pos/push-pull/heartbeat/{locationId}", Status: 200, Credential: "pos",
 				POSLocationID: id(loc1.LocationID), LocationID: id(1)}},
-		{"POST", "/v1/pos/push-pull/heartbeat/2?accessToken=" + loc1.POSAccessToken, nil, "",
+		{"POST", "/v1/pos/push-pull/heartbeat/2?accessToken=" + loc1.POSAccessToken, nil, nil,
 			journal.Entry{Method: "POST", Route: "/v1/pos/push-pull/heartbeat/{locationId}", Status: 403, ErrorCode: code(client.CodeForbidden),
 				Credential: "pos", POSLocationID: id(loc1.LocationID), LocationID: id(2)}},
 		// A user token on a POS endpoint: recognised, then refused.
-		{"POST", "/v1/pos/push-pull/heartbeat/1?accessToken=" + user.AccessToken, nil, "",
+		{"POST", "/v1/pos/push-pull/heartbeat/1?accessToken=" + user.AccessToken, nil, nil,
 			journal.Entry{Method: "POST", Route: "/v1/pos/push-pull/heartbeat/{locationId}", Status: 403, ErrorCode: code(client.CodeForbidden),
 				Credential: "user", UserID: id(user.UserID), LocationID: id(1)}},
-		{"GET", "/v3/location/1/bills/closed?from=2030-01-01T00:00:00Z&to=2030-01-02T00:00:00Z", http.Header{client.HeaderAPIKey: {key.APIKey}}, "",
+		{"GET", "/v3/location/1/bills/closed?from=2030-01-01T00:00:00Z&to=2030-01-02T00:00:00Z", http.Header{client.HeaderAPIKey: {key.APIKey}}, nil,
 			journal.Entry{Method: "GET", Route: "/v3/location/{locationId}/bills/closed", Status: 200, Credential: "apikey",
 				KeyID: id(1), LocationID: id(1)}},
-		{"GET", "/v1/user/me?scope=wallet&accessToken=not-a-token", nil, "",
+		{"GET", "/v1/user/me?scope=wallet&accessToken=not-a-token", nil, nil,
 			journal.Entry{Method: "GET", Route: "/v1/user/me", Status: 401, ErrorCode: code(client.CodeAccessTokenInvalid), Credential: "none"}},
 		// The location of a payment is in its body.
-		{"POST", "/payments/v1/payment?accessToken=" + user.AccessToken, nil, `{"locationId":2,"checkNumber":1,"cardId":99,"amount":1,"tip":0}`,
+		{"POST", "/payments/v1/payment?accessToken=" + user.AccessToken, nil, []byte(`{"locationId":2,"checkNumber":1,"cardId":99,"amount":1,"tip":0}`),
 			journal.Entry{Method: "POST", Route: "/payments/v1/payment", Status: 404, ErrorCode: code(client.CodeNotFound), Credential: "user",
 				UserID: id(user.UserID), LocationID: id(2)}},
 		// A check names its location in the body too; the handler reports it.
-		{"POST", "/v1/pos/push-pull/check?accessToken=" + loc1.POSAccessToken, nil, `{"locationId":2,"checkNumber":1}`,
+		{"POST", "/v1/pos/push-pull/check?accessToken=" + loc1.POSAccessToken, nil, []byte(`{"locationId":2,"checkNumber":1}`),
 			journal.Entry{Method: "POST", Route: "/v1/pos/push-pull/check", Status: 403, ErrorCode: code(client.CodeForbidden), Credential: "pos",
 				POSLocationID: id(loc1.LocationID), LocationID: id(2)}},
-		{"POST", "/v1/pos/push-pull/check?accessToken=" + loc1.POSAccessToken, nil, `{"checkNumber":1}`,
+		{"POST", "/v1/pos/push-pull/check?accessToken=" + loc1.POSAccessToken, nil, []byte(`{"checkNumber":1}`),
 			journal.Entry{Method: "POST", Route: "/v1/pos/push-pull/check", Status: 400, ErrorCode: code(client.CodeValidation), Credential: "pos",
 				POSLocationID: id(loc1.LocationID), LocationID: id(loc1.LocationID)}},
-		{"GET", "/v1/location/2", nil, "",
+		{"GET", "/v1/location/2", nil, nil,
 			journal.Entry{Method: "GET", Route: "/v1/location/{locationId}", Status: 200, Credential: "none", LocationID: id(2)}},
-		{"GET", "/no/such/route", nil, "",
+		{"GET", "/no/such/route", nil, nil,
 			journal.Entry{Method: "GET", Route: "-", Status: 404, ErrorCode: code(client.CodeNotFound), Credential: "none"}},
-		{"GET", "/sandbox/fixtures", admin, "",
+		{"GET", "/sandbox/fixtures", admin, nil,
 			journal.Entry{Method: "GET", Route: "/sandbox/fixtures", Status: 200, Credential: "admin"}},
-		{"POST", "/sandbox/users", http.Header{client.HeaderAdminKey: {"wrong"}}, "",
+		{"POST", "/sandbox/users", http.Header{client.HeaderAdminKey: {"wrong"}}, nil,
 			journal.Entry{Method: "POST", Route: "/sandbox/users", Status: 401, ErrorCode: code(client.CodeAdminKeyInvalid), Credential: "none"}},
 	}
 	ids := map[string]journal.Entry{}
 	var order []string
 	for _, c := range calls {
-		status, reqID := send(t, env, c.method, c.path, c.header, c.body)
+		status, reqID := env.SendForID(t, c.method, c.path, c.header, c.body)
 		if status != c.want.Status {
 			t.Fatalf("%s %s: status %d, want %d", c.method, c.path, status, c.want.Status)
 		}
@@ -159,7 +135,7 @@ func TestEndpoint(t *testing.T) {
 		if key != "" {
 			h.Set(client.HeaderAdminKey, key)
 		}
-		if st, _ := send(t, env, "GET", journal.Path, h, ""); st != http.StatusUnauthorized {
+		if st, _ := env.Send(t, "GET", journal.Path, h, nil); st != http.StatusUnauthorized {
 			t.Errorf("admin key %q: status %d, want 401", key, st)
 		}
 	}
@@ -171,9 +147,9 @@ func TestEndpoint(t *testing.T) {
 	}
 
 	before := requests(t, env, sandboxapi.JournalQuery{Limit: 1})
-	_, okID := send(t, env, "POST", "/v1/pos/push-pull/heartbeat/1?accessToken="+pos.POSAccessToken, nil, "")
-	_, forbiddenID := send(t, env, "POST", "/v1/pos/push-pull/heartbeat/2?accessToken="+pos.POSAccessToken, nil, "")
-	_, otherID := send(t, env, "GET", "/v1/location/2", nil, "")
+	_, okID := env.SendForID(t, "POST", "/v1/pos/push-pull/heartbeat/1?accessToken="+pos.POSAccessToken, nil, nil)
+	_, forbiddenID := env.SendForID(t, "POST", "/v1/pos/push-pull/heartbeat/2?accessToken="+pos.POSAccessToken, nil, nil)
+	_, otherID := env.SendForID(t, "GET", "/v1/location/2", nil, nil)
 
 	tests := []struct {
 		name string
@@ -211,7 +187,7 @@ func TestSize(t *testing.T) {
 	t.Parallel()
 	small := refservertest.Start(t, func(c *refserver.Config) { c.JournalSize = 2 })
 	for range 4 {
-		send(t, small, "GET", "/v1/location/1", nil, "")
+		small.Send(t, "GET", "/v1/location/1", nil, nil)
 	}
 	l := requests(t, small, sandboxapi.JournalQuery{})
 	if l.Capacity != 2 || len(l.Requests) != 2 || l.LastSeq < 4 {
@@ -219,7 +195,7 @@ func TestSize(t *testing.T) {
 	}
 
 	off := refservertest.Start(t, func(c *refserver.Config) { c.JournalSize = -1 })
-	send(t, off, "GET", "/v1/location/1", nil, "")
+	off.Send(t, "GET", "/v1/location/1", nil, nil)
 	l = requests(t, off, sandboxapi.JournalQuery{})
 	if l.Capacity != 0 || len(l.Requests) != 0 {
 		t.Errorf("JournalSize -1: capacity %d, %d entries", l.Capacity, len(l.Requests))
