@@ -318,14 +318,14 @@ func TestConsoleControls(t *testing.T) {
 	if live := a.mustPage("/console/live/controls"); !strings.Contains(live, "<code>/v1/location/</code>") {
 		t.Error("the active fault is not listed")
 	}
-	if st, _ := rawRequest(t, "GET", env.URL+"/v1/location/1", nil, ""); st != http.StatusServiceUnavailable {
+	if st, _ := env.Send(t, "GET", "/v1/location/1", nil, nil); st != http.StatusServiceUnavailable {
 		t.Errorf("the injected fault did not fire: status %d", st)
 	}
 	post("/console/controls/faults", url.Values{"pathPrefix": {"/v1/"}, "status": {"500"}, "count": {"5"}})
 	if page := post("/console/controls/faults/clear", url.Values{}); !strings.Contains(page, "Faults cleared.") {
 		t.Error("clearing faults is not confirmed")
 	}
-	if st, _ := rawRequest(t, "GET", env.URL+"/v1/location/1", nil, ""); st != http.StatusOK {
+	if st, _ := env.Send(t, "GET", "/v1/location/1", nil, nil); st != http.StatusOK {
 		t.Errorf("after clearing faults: status %d", st)
 	}
 
@@ -369,8 +369,8 @@ func TestConsoleRequestsPage(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
 	f := env.Fixtures(t)
-	_, okID := rawRequest(t, "POST", env.URL+"/v1/pos/push-pull/heartbeat/1?accessToken="+f.Locations[0].POSAccessToken, nil, "")
-	_, badID := rawRequest(t, "POST", env.URL+"/v1/pos/push-pull/heartbeat/2?accessToken="+f.Locations[0].POSAccessToken, nil, "")
+	_, okID := env.SendForID(t, "POST", "/v1/pos/push-pull/heartbeat/1?accessToken="+f.Locations[0].POSAccessToken, nil, nil)
+	_, badID := env.SendForID(t, "POST", "/v1/pos/push-pull/heartbeat/2?accessToken="+f.Locations[0].POSAccessToken, nil, nil)
 	a := newConsoleAgent(t, consoleURL(t, env), nil)
 	a.login(env.AdminKey)
 

@@ -6,6 +6,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
+	"github.com/hospo-dev/hospo-go/refserver/journal"
 	"github.com/hospo-dev/hospo-go/refserver/openapi"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 )
@@ -14,7 +15,7 @@ import (
 // own middleware. The console (/console) is served in front of all of it.
 //
 // Every request first passes api.Tracing (the request id, X-Request-Id on
-// every response), journalRequests (the request journal), api.AccessLog
+// every response), journal.Record (the request journal), api.AccessLog
 // (one line per request, never a URL or credential) and Recover (a panic
 // becomes 500001). Then, by group:
 //
@@ -34,8 +35,8 @@ import (
 // POST that changes state is registered through s.writes.
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
-	j := newJournal(s.cfg.JournalSize)
-	r.Use(api.Tracing, journalRequests(j, s.clock.Now, s.clock.Real), api.AccessLog(s.log, s.clock.Real), s.api.Recover)
+	j := journal.New(s.cfg.JournalSize)
+	r.Use(api.Tracing, journal.Record(j, s.clock.Now, s.clock.Real), api.AccessLog(s.log, s.clock.Real), s.api.Recover)
 
 	n := s.cfg.MaxInFlight
 	if n == 0 {
@@ -119,7 +120,7 @@ func (s *Server) routes() http.Handler {
 		r.Get("/sandbox/faults", sb.handleListFaults)
 		s.writes.Post(r, "/sandbox/faults", http.StatusCreated, sb.handleAddFault)
 		r.Delete("/sandbox/faults", sb.handleClearFaults)
-		r.Get(journalPath, journalHandler(s.api, j))
+		r.Get(journal.Path, journal.Handler(s.api, j))
 	}
 	r.Group(func(r chi.Router) {
 		r.Use(s.api.LimitBody, s.api.RequireJSON, s.guards.Admin)

@@ -15,6 +15,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
+	"github.com/hospo-dev/hospo-go/refserver/journal"
 	"github.com/hospo-dev/hospo-go/refserver/openapi"
 	"github.com/hospo-dev/hospo-go/refserver/outbound"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
@@ -85,6 +86,10 @@ type Config struct {
 // DefaultMaxInFlight is how many API requests are handled at once when
 // Config.MaxInFlight is 0.
 const DefaultMaxInFlight = 256
+
+// DefaultJournalSize is how many requests the request journal keeps when
+// Config.JournalSize is 0.
+const DefaultJournalSize = journal.DefaultSize
 
 // Server is the reference server. It is safe for concurrent use; create it
 // with New and release it with Close.

@@ -1,4 +1,4 @@
-package refserver
+package journal
 
 import (
 	"bytes"
@@ -11,29 +11,25 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
-// journalPath is the endpoint that reads the journal. Reading it is not
-// journaled: a poller would otherwise push out the very requests it is
-// looking for.
-const journalPath = "/sandbox/requests"
-
-// journalRequests records every request in j once it has been answered.
-// It sits just inside api.Tracing, so that everything further in (route
-// matching, the credential guard, the error writer) has run when it
-// records: the route pattern comes from chi's routing context, the caller
-// from the request record the guard gave the trace, and the error code
-// from the response body. now is the virtual clock (the time of an entry),
-// real the real one (its duration).
-func journalRequests(j *journal, now, real func() time.Time) func(http.Handler) http.Handler {
+// Record records every request in j once it has been answered, except
+// those reading the journal (Path). It sits just inside api.Tracing, so
+// that everything further in (route matching, the credential guard, the
+// error writer) has run when it records: the route pattern comes from
+// chi's routing context, the caller from the request record the guard gave
+// the trace, and the error code from the response body. now is the
+// virtual clock (the time of an entry), real the real one (its duration).
+func Record(j *Journal, now, real func() time.Time) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
-		if j.capacity() == 0 {
+		if j.Capacity() == 0 {
 			return next
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == journalPath {
+			if r.URL.Path == Path {
 				next.ServeHTTP(w, r)
 				return
 			}
@@ -42,7 +38,7 @@ func journalRequests(j *journal, now, real func() time.Time) func(http.Handler) 
 			// Deferred so that a request whose handler aborts (a panic the
 			// recoverer passes on) is still recorded.
 			defer func() {
-				e := journalEntry{
+				e := Entry{
 					Time:       at.UTC(),
 					Method:     r.Method,
 					Route:      api.RoutePattern(r),
@@ -62,7 +58,7 @@ func journalRequests(j *journal, now, real func() time.Time) func(http.Handler) 
 // describeCaller fills the credential kind and subject of e and the
 // location the request concerned. Only ids are taken, never the
 // credential itself.
-func describeCaller(e *journalEntry, r *http.Request, t *api.Trace) {
+func describeCaller(e *Entry, r *http.Request, t *api.Trace) {
 	q := t.Request()
 	if q == nil {
 		q = api.RequestFrom(r.Context()) // no guard ran: an empty record
@@ -75,19 +71,19 @@ func describeCaller(e *journalEntry, r *http.Request, t *api.Trace) {
 		e.Credential = string(p.Kind)
 		switch p.Kind {
 		case api.KindUser:
-			e.UserID = journalInt(p.UserID)
+			e.UserID = ptr(p.UserID)
 		case api.KindPOS:
-			e.POSLocationID = journalInt(p.LocationID)
+			e.POSLocationID = ptr(p.LocationID)
 		case api.KindAPIKey:
-			e.KeyID = journalInt(p.KeyID)
+			e.KeyID = ptr(p.KeyID)
 		}
 	case hasToken:
 		// Recognised but refused by the endpoint (expired, wrong kind).
 		e.Credential = tok.Kind
 		if tok.Kind == store.TokenKindPOS {
-			e.POSLocationID = journalInt(tok.LocationID)
+			e.POSLocationID = ptr(tok.LocationID)
 		} else {
-			e.UserID = journalInt(tok.UserID)
+			e.UserID = ptr(tok.UserID)
 		}
 	}
 	e.LocationID = pathLocation(r)
@@ -99,7 +95,7 @@ func describeCaller(e *journalEntry, r *http.Request, t *api.Trace) {
 		}
 	}
 	if e.LocationID == nil && e.POSLocationID != nil {
-		e.LocationID = journalInt(*e.POSLocationID)
+		e.LocationID = ptr(*e.POSLocationID)
 	}
 }
 
@@ -132,12 +128,13 @@ func bodyLocation(body []byte) *int64 {
 	return b.LocationID
 }
 
-// journalInt returns a pointer to a copy of v.
-func journalInt(v int64) *int64 { return &v }
+// ptr returns a pointer to a copy of v, so that an entry shares no memory
+// with the request record.
+func ptr[T any](v T) *T { return &v }
 
 // errorCode returns the code of an error response (interface.md section 7
 // body), or nil for a success or a body that is not one.
-func errorCode(t *api.Trace) *int {
+func errorCode(t *api.Trace) *client.Code {
 	b := t.ErrorPrefix()
 	if len(b) == 0 {
 		return nil
@@ -150,7 +147,7 @@ func errorCode(t *api.Trace) *int {
 
 // sniffErrorCode reads the top-level "code" of a JSON object that may be
 // cut off after it.
-func sniffErrorCode(b []byte) *int {
+func sniffErrorCode(b []byte) *client.Code {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -176,7 +173,7 @@ func sniffErrorCode(b []byte) *int {
 		if err != nil {
 			return nil
 		}
-		return &c
+		return ptr(client.Code(c))
 	}
 	return nil
 }

@@ -1,52 +1,43 @@
-package refserver
+package journal
 
 import (
-	"net/http"
+	"errors"
 	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/hospo-dev/hospo-go/client"
-	"github.com/hospo-dev/hospo-go/refserver/internal/api"
+	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
 )
 
-// defaultJournalLimit is how many entries GET /sandbox/requests returns
-// without a limit parameter.
-const defaultJournalLimit = 100
+// defaultLimit is how many entries Query returns without a limit
+// parameter.
+const defaultLimit = 100
 
-// journalResponse is the body of GET /sandbox/requests.
-type journalResponse struct {
-	// Requests are the selected entries, newest first.
-	Requests []journalEntry `json:"requests"`
-	// LastSeq is the Seq of the newest request recorded, selected or not;
-	// pass it back as after= to get only what came since.
-	LastSeq int64 `json:"lastSeq"`
-	// Capacity is how many requests the journal keeps.
-	Capacity int `json:"capacity"`
-}
+// Page is the answer to a query of the journal, the body of GET
+// /sandbox/requests: the selected entries newest first, the Seq of the
+// newest entry recorded (selected or not) and the journal's capacity.
+type Page = sandboxapi.Journal
 
-// journalHandler serves GET /sandbox/requests?limit=&locationId=&status=&after=:
-// the latest requests of j, newest first. status is an exact status (404)
-// or a class (4xx); after is a Seq, for pollers. A bad parameter is a
-// 400003 naming it.
-func journalHandler(rd *api.Responder, j *journal) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		f, bad := parseJournalQuery(r.URL.Query(), j.capacity())
-		if len(bad) > 0 {
-			rd.Error(w, r, apiErrMsg(client.CodeInvalidQuery, describeBadParams(bad)))
-			return
-		}
-		entries, last := j.query(f)
-		rd.JSON(w, r, http.StatusOK, journalResponse{Requests: entries, LastSeq: last, Capacity: j.capacity()})
+// Query returns the entries that q selects. q holds the parameters of GET
+// /sandbox/requests: limit (default 100), locationId, status (an exact
+// status such as 404 or a class such as 4xx) and after (a Seq, for
+// pollers); empty parameters are ignored. The error names each bad
+// parameter and what it must be, in words fit for a person.
+func (j *Journal) Query(q url.Values) (Page, error) {
+	f, bad := parseQuery(q, j.Capacity())
+	if len(bad) > 0 {
+		return Page{}, errors.New(describeBadParams(bad))
 	}
+	entries, last := j.query(f)
+	return Page{Requests: entries, LastSeq: last, Capacity: j.Capacity()}, nil
 }
 
-// parseJournalQuery reads the journal's filter parameters. bad maps each
-// invalid parameter to what it must be; empty parameters are ignored.
-func parseJournalQuery(q url.Values, capacity int) (f journalFilter, bad map[string]string) {
+// parseQuery reads the filter parameters. bad maps each invalid parameter
+// to what it must be.
+func parseQuery(q url.Values, capacity int) (f filter, bad map[string]string) {
 	bad = map[string]string{}
-	f.Limit = min(defaultJournalLimit, max(capacity, 1))
+	f.Limit = min(defaultLimit, max(capacity, 1))
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > max(capacity, 1) {
