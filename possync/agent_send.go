@@ -130,11 +130,16 @@ func (a *Agent) send(ctx context.Context, check *Check, gen uint64) {
 }
 
 // permanent reports whether a failed push will fail again however often it
-// is repeated: the service refused this check (validation, malformed, too
-// large). Authentication failures (401, 403) are not counted as permanent:
+// is repeated: the service (or Check.Validate before sending) refused this
+// check (validation, malformed, too large). Authentication failures (401, 403) are not counted as permanent:
 // they are a configuration problem of the agent, not of the check, and the
 // check is kept until the problem is fixed.
 func permanent(err error) bool {
+	if errors.Is(err, client.ErrValidation) {
+		// The service's 400002, or PushCheck's own Validate refusing a
+		// check loaded from a Store that an older version wrote.
+		return true
+	}
 	var ae *client.APIError
 	if !errors.As(err, &ae) {
 		return false // transport error, timeout: the service may come back
