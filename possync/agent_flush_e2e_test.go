@@ -61,7 +61,7 @@ func TestE2EFlush(t *testing.T) {
 	}
 	var got []int64
 	for _, s := range list {
-		b, err := svc.Get(context.Background(), s.BillID)
+		b, err := svc.Get(context.Background(), s.BillID, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

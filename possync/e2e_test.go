@@ -45,7 +45,7 @@ func newSite(t *testing.T, env *refservertest.Env) *site {
 // /v3/bill/{id}).
 func bill(t *testing.T, env *refservertest.Env, loc int64, billID string) *bills.Bill {
 	t.Helper()
-	b, err := bills.NewService(env.Client(t, client.WithAPIKey(env.NewAPIKey(t, loc)))).Get(context.Background(), billID)
+	b, err := bills.NewService(env.Client(t, client.WithAPIKey(env.NewAPIKey(t, loc)))).Get(context.Background(), billID, nil)
 	if err != nil {
 		t.Fatalf("GET /v3/bill/%s: %v", billID, err)
 	}
