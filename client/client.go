@@ -309,6 +309,7 @@ func (c *Client) handleResponse(ctx context.Context, method string, u *url.URL, 
 			return out, st.red.newTransportError(method, u, fmt.Errorf("reading HTTP %d error body: %w", resp.StatusCode, err))
 		}
 		apiErr := decodeAPIError(resp.StatusCode, resp.Header, b, st.red.string)
+		apiErr.Method, apiErr.Path = method, st.red.string(u.Path)
 		if shouldRetryStatus(resp.StatusCode) {
 			c.logGiveUp(ctx, method, u.Path, st, resp.StatusCode, apiErr)
 		}
