@@ -195,3 +195,18 @@ func TestRunFlagErrors(t *testing.T) {
 		t.Errorf("-h: %v, want flag.ErrHelp", err)
 	}
 }
+
+// A second server on a database that a running server has open refuses to
+// start and says why; the first keeps serving.
+func TestRunRefusesADatabaseInUse(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "busy.db")
+	first := startRun(t, "-db", db)
+	err := run(t.Context(), []string{"-db", db, "-addr", "127.0.0.1:0", "-tls-addr", "127.0.0.1:0"}, io.Discard, io.Discard, nil)
+	if err == nil || !strings.Contains(err.Error(), db+" is open in another server") {
+		t.Fatalf("second run: %v, want a refusal naming %s", err, db)
+	}
+	if got := getStatus(t, first.base+"/sandbox/ca.pem"); got != http.StatusOK {
+		t.Errorf("first server after the refusal: %d", got)
+	}
+}
