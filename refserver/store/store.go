@@ -103,14 +103,16 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 		// Open the writer first so the file exists and is in WAL mode
 		// before any reader connects.
 		if err := w.PingContext(ctx); err != nil {
-			w.Close()
-			lock.release()
-			return nil, fmt.Errorf("store: open %s: %w", path, err)
+			db.Close()
+			return nil, openError(path, err)
+		}
+		if err := checkIntegrity(ctx, w, path); err != nil {
+			db.Close()
+			return nil, err
 		}
 		c, err := sql.Open("sqlite3", path+"?"+common)
 		if err != nil {
-			w.Close()
-			lock.release()
+			db.Close()
 			return nil, fmt.Errorf("store: open: %w", err)
 		}
 		oneConnection(c)
