@@ -184,6 +184,8 @@ func TestRunFlagErrors(t *testing.T) {
 		{"-rate-limit", "-1"},
 		{"-log-level", "loud"},
 		{"-pos-health-interval", "0s"},
+		{"-idle-timeout", "0s"},
+		{"-read-timeout", "-1s"},
 		{"extra"},
 		{"-addr", "256.0.0.1:99999"},
 	}
