@@ -19,8 +19,8 @@ import (
 )
 
 // DefaultAdminKey is the well-known admin key of a local sandbox. It guards
-// nothing of value on a developer machine; set -admin-key when the server
-// is reachable by others.
+// nothing of value on a developer machine; the server refuses it on an
+// address that others can reach, where -admin-key must be set.
 const DefaultAdminKey = "sandbox-admin-key"
 
 // shutdownTimeout bounds how long in-flight requests may take to finish
@@ -143,6 +143,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		return err
 	}
 	defer tln.Close()
+	// The default key is printed in the README: on an address that other
+	// machines reach it would hand them the admin API, the console and
+	// every demo credential.
+	if o.adminKey == DefaultAdminKey {
+		for _, l := range []struct {
+			flag, addr string
+			ln         net.Listener
+		}{{"-addr", o.addr, ln}, {"-tls-addr", o.tlsAddr, tln}} {
+			if isExposed(l.ln.Addr()) {
+				return fmt.Errorf("refusing the well-known default admin key on %s %s, which other machines can reach: set -admin-key to a secret of your own, or listen on a loopback address such as 127.0.0.1", l.flag, l.addr)
+			}
+		}
+	}
 
 	srv, err := refserver.New(refserver.Config{
 		DBPath:            o.db,
@@ -167,9 +180,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		return err
 	}
 	printBanner(stdout, o, "http://"+publicAddr(ln.Addr()), "https://"+publicAddr(tln.Addr()), srv.CACertPath(), fixtures)
-	if isDefaultKeyExposed(o.adminKey, ln.Addr(), tln.Addr()) {
-		logger.Warn("the well-known default admin key is in use on a non-loopback address; set -admin-key")
-	}
 
 	if o.pprofAddr != "" {
 		pln, err := servePprof(o.pprofAddr, logger)
