@@ -146,6 +146,10 @@ func parseFulfillment(t fulfillment.Type, raw []byte) (fulfillment.Method, error
 		if !present || v == nil {
 			continue // missingFields reports it when it is required
 		}
+		if sp.kind == ffInteger {
+			v = wholeNumber(v)
+			parent[key] = v
+		}
 		reason, typeOK := checkFieldKind(sp.kind, v)
 		if !typeOK {
 			typeErrs = append(typeErrs, fmt.Sprintf("field %q must be %s", sp.path, sp.kind.want()))
@@ -254,6 +258,21 @@ func checkFieldKind(k ffKind, v any) (reason string, typeOK bool) {
 		}
 	}
 	return "", true
+}
+
+// wholeNumber writes a JSON number whose value is whole (1e2, 100.0) with
+// digits only (100), so that it counts as the integer it is, as it does
+// for a JSON Schema validator. Anything else is returned unchanged.
+func wholeNumber(v any) any {
+	n, ok := v.(json.Number)
+	if !ok {
+		return v
+	}
+	f, err := n.Float64()
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return v
+	}
+	return json.Number(strconv.FormatInt(int64(f), 10))
 }
 
 // canonicalFulfillment is the stored form of a fulfillment: the SDK type

@@ -33,7 +33,8 @@ func mustRead(name string) []byte {
 }
 
 // Load parses and validates the reference server's document. The 3.1 null
-// forms come back in kin-openapi's nullable model (see the package comment).
+// forms come back in kin-openapi's nullable model (see the package comment),
+// and money's x-decimal-places as multipleOf (see applyDecimalPlaces).
 func Load() (*openapi3.T, error) { return load(Spec()) }
 
 // LoadUniversalPOS parses and validates the universal POS contract.
@@ -48,6 +49,9 @@ func load(data []byte) (*openapi3.T, error) {
 		return nil, fmt.Errorf("openapi: load: %w", err)
 	}
 	normaliseNulls(doc)
+	if err := applyDecimalPlaces(doc); err != nil {
+		return nil, err
+	}
 	if err := doc.Validate(loader.Context); err != nil {
 		return nil, fmt.Errorf("openapi: validate: %w", err)
 	}

@@ -22,22 +22,15 @@ func publicAddr(addr net.Addr) string {
 	return net.JoinHostPort(host, port)
 }
 
-// isDefaultKeyExposed reports whether the well-known admin key guards a
-// listener that is not loopback-only.
-func isDefaultKeyExposed(key string, addrs ...net.Addr) bool {
-	if key != DefaultAdminKey {
-		return false
+// isExposed reports whether addr is not loopback-only: whether other
+// machines may reach it.
+func isExposed(addr net.Addr) bool {
+	host, _, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return true
 	}
-	for _, a := range addrs {
-		host, _, err := net.SplitHostPort(a.String())
-		if err != nil {
-			return true
-		}
-		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-			return true
-		}
-	}
-	return false
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
 }
 
 // printBanner shows how to reach the server and the demo credentials. They
