@@ -16,9 +16,6 @@ import (
 	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
 )
 
-// headerAdminKey carries the sandbox admin key (see api.Guards.Admin).
-const headerAdminKey = api.HeaderAdminKey
-
 // sandboxAPI serves the sandbox's own endpoints: the admin API and the
 // sandbox payment providers.
 type sandboxAPI struct{ *Server }
