@@ -8,6 +8,7 @@ import (
 
 	"github.com/hospo-dev/hospo-go/refserver/console"
 	"github.com/hospo-dev/hospo-go/refserver/journal"
+	"github.com/hospo-dev/hospo-go/refserver/rules"
 )
 
 // withConsole returns the server's handler: api (the API router with its
@@ -23,8 +24,8 @@ func (s *Server) withConsole(api *chi.Mux, j *journal.Journal) http.Handler {
 		Faults:          s.faults,
 		Journal:         j,
 		Logger:          s.log,
-		Gateways:        gateways,
-		POSOnlineWindow: posOnlineWindow,
+		Gateways:        rules.Gateways,
+		POSOnlineWindow: rules.POSOnlineWindow,
 	}))
 	return &consoleFront{Mux: api, console: mux}
 }

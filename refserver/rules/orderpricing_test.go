@@ -1,4 +1,4 @@
-package refserver
+package rules
 
 import (
 	"slices"

@@ -1,4 +1,4 @@
-package refserver
+package rules
 
 import (
 	"strconv"
@@ -13,29 +13,6 @@ import (
 // order, it keeps quantities multiplied through nested options from ever
 // overflowing the int64 of client.Money.
 var maxOrderTotal = client.MoneyFromCents(100_000_000)
-
-// orderRequiredPaths are the fields of an order request that must be
-// present and not null, options included down to the deepest nesting
-// allowed.
-var orderRequiredPaths = func() []string {
-	paths := []string{"locationId", "items", "items[].plu", "items[].quantity"}
-	prefix := "items[]"
-	for range fulfillment.MaxOptionDepth {
-		prefix += ".options[]"
-		paths = append(paths, prefix+".plu", prefix+".quantity")
-	}
-	return paths
-}()
-
-// checkOrderRequest returns what is wrong with an order request before its
-// location's menu is consulted: the fields missing or null in the body
-// raw, then fulfillment.OrderRequest.Validate's verdict on the rest.
-func checkOrderRequest(raw []byte, req *fulfillment.OrderRequest) *fielderr.Set {
-	bad := new(fielderr.Set)
-	bad.Require(raw, orderRequiredPaths...)
-	_ = bad.Merge(req.Validate()) // nil or a *client.ValidationError
-	return bad
-}
 
 // menuIndex finds items and deals of a location's menus by PLU. A PLU is
 // unique within one menu (universalpos.ValidateMenus), but two menus of a

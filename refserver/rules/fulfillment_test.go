@@ -1,4 +1,4 @@
-package refserver
+package rules
 
 import (
 	"errors"
@@ -8,9 +8,10 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/fulfillment"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 )
 
-func TestParseFulfillment(t *testing.T) {
+func TestDecodeFulfillment(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -48,7 +49,7 @@ func TestParseFulfillment(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m, err := parseFulfillment(tt.typ, []byte(tt.body))
+			m, err := DecodeFulfillment(tt.typ, []byte(tt.body))
 			if tt.code == 0 {
 				if err != nil {
 					t.Fatalf("err = %v", err)
@@ -58,7 +59,7 @@ func TestParseFulfillment(t *testing.T) {
 				}
 				return
 			}
-			var ae *APIError
+			var ae *api.Error
 			if !errors.As(err, &ae) || ae.Code != tt.code {
 				t.Fatalf("err = %v, want code %d", err, tt.code)
 			}
@@ -74,11 +75,11 @@ func TestParseFulfillment(t *testing.T) {
 
 func TestCanonicalFulfillment(t *testing.T) {
 	t.Parallel()
-	a, err := parseFulfillment(fulfillment.TypeOrderAtTable, []byte(`{"tableNumber":3,"kitchenNotes":"hot"}`))
+	a, err := DecodeFulfillment(fulfillment.TypeOrderAtTable, []byte(`{"tableNumber":3,"kitchenNotes":"hot"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := parseFulfillment(fulfillment.TypeOrderAtTable, []byte(`{ "kitchenNotes" : "hot", "tableNumber" : 3, "junk": null }`))
+	b, err := DecodeFulfillment(fulfillment.TypeOrderAtTable, []byte(`{ "kitchenNotes" : "hot", "tableNumber" : 3, "junk": null }`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,9 +90,9 @@ func TestCanonicalFulfillment(t *testing.T) {
 	}
 }
 
-// FuzzParseFulfillment checks that no body makes the parser panic, and
+// FuzzDecodeFulfillment checks that no body makes the parser panic, and
 // that an accepted body's canonical form is accepted again unchanged.
-func FuzzParseFulfillment(f *testing.F) {
+func FuzzDecodeFulfillment(f *testing.F) {
 	for _, s := range []string{
 		`{"kitchenNotes":"","tableNumber":3}`,
 		`{"collectionTime":"2030-01-01T10:00:00Z","collectionNotes":"","name":"A","phone":"1","orderReference":"R","kitchenNotes":""}`,
@@ -106,9 +107,9 @@ func FuzzParseFulfillment(f *testing.F) {
 	f.Fuzz(func(t *testing.T, i int, body string) {
 		types := fulfillment.Types()
 		typ := types[(i%len(types)+len(types))%len(types)]
-		m, err := parseFulfillment(typ, []byte(body))
+		m, err := DecodeFulfillment(typ, []byte(body))
 		if err != nil {
-			var ae *APIError
+			var ae *api.Error
 			if !errors.As(err, &ae) {
 				t.Fatalf("non-API error %v", err)
 			}
@@ -118,7 +119,7 @@ func FuzzParseFulfillment(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m2, err := parseFulfillment(typ, []byte(c1))
+		m2, err := DecodeFulfillment(typ, []byte(c1))
 		if err != nil {
 			t.Fatalf("canonical form %s refused: %v", c1, err)
 		}

@@ -1,4 +1,4 @@
-package refserver
+package rules
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/fulfillment"
 	"github.com/hospo-dev/hospo-go/internal/fielderr"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 )
 
 // ffKind is the JSON type (and, for strings and numbers, the format) a
@@ -93,14 +94,14 @@ func appendFields(specs []ffField, t reflect.Type, prefix string) []ffField {
 			specs = appendFields(append(specs, sp), ft, sp.path)
 			continue
 		default:
-			panic("refserver: fulfillment field " + sp.path + " has a type the body checks do not know")
+			panic("rules: fulfillment field " + sp.path + " has a type the body checks do not know")
 		}
 		specs = append(specs, sp)
 	}
 	return specs
 }
 
-// parseFulfillment checks a fulfillment body and decodes it into the SDK's
+// DecodeFulfillment checks a fulfillment body and decodes it into the SDK's
 // type for t (one definition of the wire format, and of its rules:
 // Method.Validate runs here too, so the SDK and the server report the same
 // paths).
@@ -115,24 +116,24 @@ func appendFields(specs []ffField, t reflect.Type, prefix string) []ffField {
 //     400002 naming every such field.
 //
 // Unknown fields are ignored and are not stored.
-func parseFulfillment(t fulfillment.Type, raw []byte) (fulfillment.Method, error) {
+func DecodeFulfillment(t fulfillment.Type, raw []byte) (fulfillment.Method, error) {
 	specs := fulfillmentSpecs[t]
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var root any
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil, apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: the body is empty.")
+		return nil, api.ErrMsg(client.CodeMalformedJSON, "Malformed JSON body: the body is empty.")
 	}
 	if err := dec.Decode(&root); err != nil {
-		return nil, apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: "+err.Error()+".")
+		return nil, api.ErrMsg(client.CodeMalformedJSON, "Malformed JSON body: "+err.Error()+".")
 	}
 	var extra json.RawMessage
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return nil, apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: unexpected data after the JSON value.")
+		return nil, api.ErrMsg(client.CodeMalformedJSON, "Malformed JSON body: unexpected data after the JSON value.")
 	}
 	obj, ok := root.(map[string]any)
 	if !ok {
-		return nil, apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: the body must be an object.")
+		return nil, api.ErrMsg(client.CodeMalformedJSON, "Malformed JSON body: the body must be an object.")
 	}
 
 	var typeErrs []string
@@ -144,7 +145,7 @@ func parseFulfillment(t fulfillment.Type, raw []byte) (fulfillment.Method, error
 		}
 		v, present := parent[key]
 		if !present || v == nil {
-			continue // missingFields reports it when it is required
+			continue // bad.Require below reports it when it is required
 		}
 		if sp.kind == ffInteger {
 			v = wholeNumber(v)
@@ -163,7 +164,7 @@ func parseFulfillment(t fulfillment.Type, raw []byte) (fulfillment.Method, error
 		}
 	}
 	if len(typeErrs) > 0 {
-		return nil, apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body: "+strings.Join(typeErrs, "; ")+".")
+		return nil, api.ErrMsg(client.CodeMalformedJSON, "Malformed JSON body: "+strings.Join(typeErrs, "; ")+".")
 	}
 
 	var required []string
@@ -181,13 +182,13 @@ func parseFulfillment(t fulfillment.Type, raw []byte) (fulfillment.Method, error
 	m, err := fulfillment.DecodeMethod(t, clean)
 	if err != nil {
 		// The kinds were checked above, so this is a case they miss.
-		return nil, apiErrMsg(client.CodeMalformedJSON, "Malformed JSON body.")
+		return nil, api.ErrMsg(client.CodeMalformedJSON, "Malformed JSON body.")
 	}
 	if err := bad.Merge(m.Validate()); err != nil {
 		return nil, err
 	}
 	if bad.Len() > 0 {
-		return nil, validationErr(bad.Map())
+		return nil, api.Invalid(bad.Map())
 	}
 	return m, nil
 }

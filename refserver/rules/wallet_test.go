@@ -1,4 +1,4 @@
-package refserver
+package rules
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
@@ -25,7 +26,7 @@ func TestCardTypeForBIN(t *testing.T) {
 	}
 }
 
-func TestValidateCardInsert(t *testing.T) {
+func TestCheckCardInsert(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2030, time.June, 10, 0, 0, 0, 0, time.UTC)
 	tests := []struct {
@@ -52,10 +53,10 @@ func TestValidateCardInsert(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var req wallet.InsertCardRequest
-			if err := decodeJSONBytes([]byte(tt.body), &req); err != nil {
+			if err := api.DecodeBytes([]byte(tt.body), &req); err != nil {
 				t.Fatalf("decode: %v", err)
 			}
-			if d := cmp.Diff(tt.want, validateCardInsert([]byte(tt.body), &req, now)); d != "" {
+			if d := cmp.Diff(tt.want, fieldErrors(t, CheckCardInsert([]byte(tt.body), &req, now))); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 		})
@@ -75,10 +76,10 @@ func FuzzCardInsertBody(f *testing.F) {
 	now := time.Date(2030, time.June, 10, 0, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, body string) {
 		var req wallet.InsertCardRequest
-		if decodeJSONBytes([]byte(body), &req) != nil {
+		if api.DecodeBytes([]byte(body), &req) != nil {
 			return
 		}
-		for k := range validateCardInsert([]byte(body), &req, now) {
+		for k := range fieldErrors(t, CheckCardInsert([]byte(body), &req, now)) {
 			if !known[k] {
 				t.Fatalf("unknown field %q reported", k)
 			}
