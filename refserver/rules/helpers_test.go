@@ -3,8 +3,12 @@ package rules
 import (
 	"context"
 	"errors"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
@@ -44,16 +48,37 @@ func wantCode(t testing.TB, err error, code client.Code) {
 // testNow is the time every test transaction is stamped with.
 var testNow = time.Date(2030, time.June, 10, 12, 0, 0, 0, time.UTC)
 
-// openStore returns an empty in-memory store whose clock stands at
+// testClock is a store's clock that a test moves on by hand.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// Now returns the clock's time.
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock on by d.
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// openStore returns an empty in-memory store whose clock starts at
 // testNow.
-func openStore(t testing.TB) *store.DB {
+func openStore(t testing.TB) (*store.DB, *testClock) {
 	t.Helper()
-	db, err := store.Open(context.Background(), store.MemoryPath, func() time.Time { return testNow })
+	clock := &testClock{now: testNow}
+	db, err := store.Open(context.Background(), store.MemoryPath, clock.Now)
 	if err != nil {
 		t.Fatalf("store.Open: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return db
+	return db, clock
 }
 
 // write runs fn in a write transaction of db and fails the test on error.
@@ -75,3 +100,76 @@ func run[T any](t testing.TB, db *store.DB, rule func(tx *store.Tx) (T, error)) 
 	})
 	return v, err
 }
+
+// scene is a small venue in a store: a providerB location whose POS is
+// online, with an open check, and a diner whose Live card holds a
+// providerB token.
+type scene struct {
+	db    *store.DB
+	clock *testClock
+	user  int64 // the diner
+	other int64 // another user, with no card
+	loc   int64 // the location, providerB
+	card  int64 // the diner's card, 4111 1111 1111 1111
+	check int64 // check number of an open check of loc, outstanding 10.00
+	bill  string
+}
+
+// newScene builds a scene in a fresh store at testNow.
+func newScene(t testing.TB) scene {
+	t.Helper()
+	s := scene{check: 7, bill: "bill-7"}
+	s.db, s.clock = openStore(t)
+	write(t, s.db, func(tx *store.Tx) (err error) {
+		if s.user, err = tx.InsertUser(); err != nil {
+			return err
+		}
+		if s.other, err = tx.InsertUser(); err != nil {
+			return err
+		}
+		if s.loc, err = tx.InsertLocation("Trattoria", "providerB", nil, nil); err != nil {
+			return err
+		}
+		if err := tx.TouchHeartbeat(s.loc); err != nil {
+			return err
+		}
+		s.card, err = addCard(tx, s.user, "providerB", false)
+		if err != nil {
+			return err
+		}
+		_, _, _, err = tx.UpsertCheck(s.bill, checkRow(s.loc, s.check, "open", 1000))
+		return err
+	})
+	return s
+}
+
+// addCard adds a Live card to userID's wallet with a token of provider,
+// one whose payments the provider declines when decline is set.
+func addCard(tx *store.Tx, userID int64, provider string, decline bool) (int64, error) {
+	id, err := tx.InsertCard(store.Card{UserID: userID, First6: "411111", Last4: "1111", CardTypeID: 1,
+		CardStatusID: int(1), ExpiryMonth: "07", ExpiryYear: "33"})
+	if err != nil {
+		return 0, err
+	}
+	token := provider + "-token-" + strconv.FormatInt(id, 10)
+	if err := tx.InsertProviderToken(store.ProviderToken{Token: token, Provider: provider,
+		First6: "411111", Last4: "1111", ExpiryMonth: 7, ExpiryYear: 33, Decline: decline}); err != nil {
+		return 0, err
+	}
+	return id, tx.InsertCardToken(id, provider, token)
+}
+
+// checkRow is a pushed check of loc with outstanding hundredths left to
+// pay.
+func checkRow(loc, number int64, status string, outstanding int64) store.CheckRow {
+	return store.CheckRow{
+		LocationID: loc, CheckNumber: number, Status: status,
+		ContentHash: status + strconv.FormatInt(outstanding, 10),
+		CheckJSON:   `{"discounts":[{"name":"Staff","value":1.00}],"menuItems":[{"id":1,"name":"Stew","quantity":1,"price":10.00,"priceSold":10.00,"modifiers":null,"discount":null,"category":{"name":"Mains","category":null}}]}`,
+		TableNumber: 4, StaffID: "staff-1", Guests: 2,
+		TotalAmount: outstanding, OutstandingAmount: outstanding,
+	}
+}
+
+// exactMoney compares client.Money values, whose fields are unexported.
+var exactMoney = cmp.Comparer(func(a, b client.Money) bool { return a == b })
