@@ -158,15 +158,16 @@ func consoleCheck(loc, number int64, staffID, total string) *possync.Check {
 // CVC must never show up anywhere the console or the journal shows.
 var consoleTestCard = wallet.CardDetails{Number: "4242424242424242", CVC: "9371", ExpiryMonth: 9, ExpiryYear: 39, HolderName: "Console Tester"}
 
-// addConsoleCard gives the user behind token a providerB card.
-func addConsoleCard(t *testing.T, env *refservertest.Env, token, nickname string) (*wallet.Service, int64) {
+// addConsoleCard gives d a providerB card, consoleTestCard, makes it
+// d.Card and returns its id.
+func addConsoleCard(t *testing.T, d *refservertest.Diner, nickname string) int64 {
 	t.Helper()
-	w := wallet.NewService(env.Client(t, client.WithAccessToken(token)), wallet.WithProviderRootCAs(env.RootCAs))
-	card, err := w.AddCard(context.Background(), wallet.AddCardRequest{
+	card, err := d.Wallet.AddCard(context.Background(), wallet.AddCardRequest{
 		Card: consoleTestCard, Providers: []wallet.Gateway{wallet.ProviderB}, Nickname: nickname,
 	})
 	if err != nil {
 		t.Fatalf("AddCard: %v", err)
 	}
-	return w, card.CardID
+	d.Card = card
+	return card.CardID
 }

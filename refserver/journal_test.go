@@ -18,13 +18,14 @@ func TestJournalNeverHoldsSecrets(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
 	f := env.Fixtures(t)
-	_, token := env.NewUser(t)
-	loc, posToken := env.NewLocation(t, "Secret Diner", "providerB")
-	apiKey := env.NewAPIKey(t, loc)
+	diner := env.NewDiner(t)
+	venue := env.NewVenue(t, refservertest.VenueConfig{Name: "Secret Diner"})
+	token, loc, posToken := diner.AccessToken, venue.ID, venue.POSToken
+	apiKey := venue.NewAPIKey(t)
 
 	// The card goes in cleartext to the sandbox's providerD endpoint (over
 	// HTTPS) and encrypted to providerB; both requests are journaled.
-	_, cardID := addConsoleCard(t, env, token, "journal card")
+	cardID := addConsoleCard(t, diner, "journal card")
 	status, _ := env.Send(t, "POST", "/sandbox/providerD/tokenise", nil,
 		[]byte(`{"keyId":"unknown","number":"`+consoleTestCard.Number+`","expiryMonth":9,"expiryYear":39,"cvc":"`+consoleTestCard.CVC+`"}`))
 	if status < 400 {
