@@ -53,13 +53,7 @@ func TestListClosedBills(t *testing.T) {
 func TestGetBill(t *testing.T) {
 	t.Parallel()
 	s := newScene(t)
-	p, err := run(t, s.db, func(tx *store.Tx) (wallet.Payment, error) {
-		return CreatePayment(tx, s.user, wallet.CreatePaymentRequest{LocationID: s.loc, CheckNumber: s.check, CardID: s.card,
-			Amount: client.MustParseMoney("4.00"), Tip: client.MustParseMoney("0.40")})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := s.pay(t, "4.00", "0.40")
 	key := api.Principal{Kind: api.KindAPIKey, LocationIDs: []int64{s.loc}}
 	get := func(p api.Principal, id string, sc BillScopes) (bills.Bill, error) {
 		return run(t, s.db, func(tx *store.Tx) (bills.Bill, error) { return GetBill(tx, p, id, sc) })

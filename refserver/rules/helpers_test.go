@@ -13,6 +13,7 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/store"
+	"github.com/hospo-dev/hospo-go/wallet"
 )
 
 // fieldErrors returns the path -> reason of a 400002, nil for a nil err;
@@ -173,3 +174,17 @@ func checkRow(loc, number int64, status string, outstanding int64) store.CheckRo
 
 // exactMoney compares client.Money values, whose fields are unexported.
 var exactMoney = cmp.Comparer(func(a, b client.Money) bool { return a == b })
+
+// pay makes a payment of amount and tip (decimals) by the scene's diner
+// with its card towards its check, failing the test if it is refused.
+func (s scene) pay(t testing.TB, amount, tip string) wallet.Payment {
+	t.Helper()
+	p, err := run(t, s.db, func(tx *store.Tx) (wallet.Payment, error) {
+		return CreatePayment(tx, s.user, wallet.CreatePaymentRequest{LocationID: s.loc, CheckNumber: s.check, CardID: s.card,
+			Amount: client.MustParseMoney(amount), Tip: client.MustParseMoney(tip)})
+	})
+	if err != nil {
+		t.Fatalf("pay %s: %v", amount, err)
+	}
+	return p
+}

@@ -95,12 +95,11 @@ func TestCreatePayment(t *testing.T) {
 			s.clock.Advance(POSOnlineWindow + time.Second)
 		}, "1", client.CodeLocationOffline},
 		{"more than outstanding", nil, "10.01", client.CodeAmountExceedsOutstanding},
-		{"more than outstanding less pending", func(t *testing.T, s scene, req *wallet.CreatePaymentRequest) {
-			first := *req
-			first.Amount = client.MustParseMoney("4.00")
-			if _, err := run(t, s.db, func(tx *store.Tx) (wallet.Payment, error) { return CreatePayment(tx, s.user, first) }); err != nil {
-				t.Fatal(err)
-			}
+		{"outstanding less pending", func(t *testing.T, s scene, _ *wallet.CreatePaymentRequest) {
+			s.pay(t, "4.00", "0")
+		}, "6.00", 0},
+		{"more than outstanding less pending", func(t *testing.T, s scene, _ *wallet.CreatePaymentRequest) {
+			s.pay(t, "4.00", "0")
 		}, "6.01", client.CodeAmountExceedsOutstanding},
 		{"declined", func(t *testing.T, s scene, req *wallet.CreatePaymentRequest) {
 			write(t, s.db, func(tx *store.Tx) (err error) {
@@ -163,12 +162,7 @@ func TestCreatePaymentNamesTheMissingGateway(t *testing.T) {
 func TestGetPayment(t *testing.T) {
 	t.Parallel()
 	s := newScene(t)
-	p, err := run(t, s.db, func(tx *store.Tx) (wallet.Payment, error) {
-		return CreatePayment(tx, s.user, wallet.CreatePaymentRequest{LocationID: s.loc, CheckNumber: s.check, CardID: s.card, Amount: client.MustParseMoney("1")})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := s.pay(t, "1", "0")
 	tests := []struct {
 		name      string
 		user, id  int64

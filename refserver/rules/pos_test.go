@@ -35,12 +35,7 @@ func TestCheckAccept(t *testing.T) {
 func TestAcceptPayment(t *testing.T) {
 	t.Parallel()
 	s := newScene(t)
-	p, err := run(t, s.db, func(tx *store.Tx) (wallet.Payment, error) {
-		return CreatePayment(tx, s.user, wallet.CreatePaymentRequest{LocationID: s.loc, CheckNumber: s.check, CardID: s.card, Amount: client.MustParseMoney("1")})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := s.pay(t, "1", "0")
 	accept := func(loc, id int64) (possync.AcceptResult, error) {
 		return run(t, s.db, func(tx *store.Tx) (possync.AcceptResult, error) { return AcceptPayment(tx, loc, id) })
 	}
