@@ -96,17 +96,17 @@ func CheckCardInsert(raw []byte, req *wallet.InsertCardRequest, now time.Time) e
 	// Nor can it tell a token sent empty from one not sent; the wire can. A
 	// token sent empty is refused as such, and counts as sent for the rule
 	// that one of the two is required.
-	rules := *req
+	checked := *req
 	for _, t := range []struct {
 		path  string
 		token *string
-	}{{"providerBCse", &rules.ProviderBCse}, {"providerDToken", &rules.ProviderDToken}} {
+	}{{"providerBCse", &checked.ProviderBCse}, {"providerDToken", &checked.ProviderDToken}} {
 		if _, gone := absent[t.path]; !gone && *t.token == "" {
 			bad.Add(t.path, "must not be empty")
 			*t.token = "(empty)"
 		}
 	}
-	_ = bad.Merge(rules.Validate()) // nil or a *client.ValidationError
+	_ = bad.Merge(checked.Validate()) // nil or a *client.ValidationError
 	if !bad.Has("expiryMonth") && !bad.Has("expiryYear") && cardnum.Expired(req.ExpiryMonth, req.ExpiryYear, now) {
 		bad.Add("expiryYear", cardnum.ReasonExpired)
 	}
