@@ -6,10 +6,12 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/hospo-dev/hospo-go/internal/baseurl"
 )
 
 // redacted replaces a credential in every text the SDK produces.
-const redacted = "REDACTED"
+const redacted = baseurl.Redacted
 
 // accessTokenParam matches the accessToken query parameter in any URL text,
 // whatever its encoding.

@@ -285,6 +285,12 @@ func (s *Server) Fixtures(ctx context.Context) (sandbox.Fixtures, error) {
 	return f, err
 }
 
+// ClockOffset returns how far the virtual clock is ahead of real time:
+// what POST /sandbox/clock has added since the last reset, kept across
+// restarts. The start-up banner shows it, since a clock left ahead by an
+// earlier run changes what the sandbox answers.
+func (s *Server) ClockOffset() time.Duration { return s.clock.Offset() }
+
 // Close stops the background workers, waits for them and closes the
 // database. In-flight requests should be finished first (http.Server's
 // Shutdown). Close is idempotent.

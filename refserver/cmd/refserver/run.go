@@ -133,15 +133,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	ln, err := net.Listen("tcp", o.addr)
+	ln, tln, err := listenBoth(o)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	tln, err := net.Listen("tcp", o.tlsAddr)
-	if err != nil {
-		return err
-	}
 	defer tln.Close()
 	// The default key is printed in the README: on an address that other
 	// machines reach it would hand them the admin API, the console and
@@ -179,7 +175,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if err != nil {
 		return err
 	}
-	printBanner(stdout, o, "http://"+publicAddr(ln.Addr()), "https://"+publicAddr(tln.Addr()), srv.CACertPath(), fixtures)
+	banner{
+		baseURL: "http://" + publicAddr(ln.Addr()), tlsURL: "https://" + publicAddr(tln.Addr()),
+		caPath: srv.CACertPath(), db: o.db, adminKey: o.adminKey,
+		fixtures: fixtures, clockOffset: srv.ClockOffset(),
+	}.write(stdout)
 
 	if o.pprofAddr != "" {
 		pln, err := servePprof(o.pprofAddr, logger)
