@@ -52,8 +52,8 @@ func (s *Server) routes() http.Handler {
 		if s.validate != nil {
 			r.Use(s.validate)
 		}
-		r.NotFound(s.api.NotFound)
-		r.MethodNotAllowed(s.api.NotFound)
+		r.NotFound(s.api.NoRoute)
+		r.MethodNotAllowed(s.api.MethodNotAllowed(r))
 
 		// Public: the documents, a location's details and its menu.
 		r.Group(func(r chi.Router) {
@@ -136,10 +136,5 @@ func (s *Server) routes() http.Handler {
 // isAdminRoute reports whether path is the path of one of the admin
 // routes, for any method.
 func isAdminRoute(admin chi.Routes, path string) bool {
-	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-		if admin.Match(chi.NewRouteContext(), m, path) {
-			return true
-		}
-	}
-	return false
+	return len(api.AllowedMethods(admin, path)) > 0
 }
