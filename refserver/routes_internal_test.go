@@ -17,6 +17,7 @@ import (
 // publicRoutes are the routes that need no credential, by design. Every
 // other route of the router must refuse a request without one.
 var publicRoutes = map[string]string{
+	"GET /":                             "the sandbox's home page, links only",
 	"GET /openapi.json":                 "an API description",
 	"GET /universal-pos/openapi.json":   "an API description",
 	"GET /v1/location/{locationId}":     "a location's public details",
