@@ -71,7 +71,7 @@ func TestErrorsIsEveryCode(t *testing.T) {
 		CodeAccessTokenMissing: ErrAccessTokenMissing, CodeAccessTokenInvalid: ErrAccessTokenInvalid,
 		CodeAPIKeyMissing: ErrAPIKeyMissing, CodeAPIKeyInvalid: ErrAPIKeyInvalid, CodeAdminKeyInvalid: ErrAdminKeyInvalid,
 		CodePaymentDeclined: ErrPaymentDeclined, CodeForbidden: ErrForbidden, CodeNotFound: ErrNotFound,
-		CodeCardNotTokenised: ErrCardNotTokenised, CodeFulfillmentAlreadySet: ErrFulfillmentAlreadySet,
+		CodeCardNotTokenised: ErrCardNotTokenised, CodeMethodNotAllowed: ErrMethodNotAllowed, CodeFulfillmentAlreadySet: ErrFulfillmentAlreadySet,
 		CodeAmountExceedsOutstanding: ErrAmountExceedsOutstanding, CodeLocationOffline: ErrLocationOffline,
 		CodeIdempotencyKeyReused: ErrIdempotencyKeyReused, CodeCardNotUsable: ErrCardNotUsable,
 		CodeBodyTooLarge: ErrBodyTooLarge, CodeUnsupportedMediaType: ErrUnsupportedMediaType,

@@ -23,7 +23,7 @@ import (
 func (s *Server) handleListClosedBills(w http.ResponseWriter, r *http.Request) {
 	locationID, ok := idParam(r, "locationId")
 	if !ok {
-		s.api.Error(w, r, apiErr(client.CodeNotFound))
+		s.api.Error(w, r, api.NotFound("Location"))
 		return
 	}
 	if !api.RequestFrom(r.Context()).Principal().CanSeeLocation(locationID) {
@@ -58,7 +58,7 @@ func (s *Server) handleGetBill(w http.ResponseWriter, r *http.Request) {
 	// chi hands over the raw segment when the path has escapes in it.
 	billID, err := url.PathUnescape(chi.URLParam(r, "billId"))
 	if err != nil {
-		s.api.Error(w, r, apiErr(client.CodeNotFound))
+		s.api.Error(w, r, api.NotFound("Bill"))
 		return
 	}
 	var out bills.BillResponse

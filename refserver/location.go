@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
@@ -21,7 +22,7 @@ type locationResponse struct {
 func (s *Server) handleGetLocation(w http.ResponseWriter, r *http.Request) {
 	id, ok := idParam(r, "locationId")
 	if !ok {
-		s.api.Error(w, r, apiErr(client.CodeNotFound))
+		s.api.Error(w, r, api.NotFound("Location"))
 		return
 	}
 	var loc wallet.Location

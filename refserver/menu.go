@@ -3,8 +3,8 @@ package refserver
 import (
 	"net/http"
 
-	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/fulfillment"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
@@ -15,7 +15,7 @@ import (
 func (s *Server) handleLocationMenu(w http.ResponseWriter, r *http.Request) {
 	id, ok := idParam(r, "id")
 	if !ok {
-		s.api.Error(w, r, apiErr(client.CodeNotFound))
+		s.api.Error(w, r, api.NotFound("Location"))
 		return
 	}
 	var m fulfillment.LocationMenu

@@ -5,7 +5,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/fulfillment"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
@@ -51,7 +50,9 @@ func (s *Server) handleGetOrder(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleSetFulfillment(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	t := fulfillment.Type(chi.URLParam(r, "method"))
 	if !t.Known() {
-		return nil, apiErr(client.CodeNotFound)
+		// Each fulfillment type is an endpoint of its own: another one
+		// is no route, like any path the router does not know.
+		return nil, api.RouteNotFound(r)
 	}
 	q := api.RequestFrom(r.Context())
 	m, err := rules.DecodeFulfillment(t, q.Body())

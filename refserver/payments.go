@@ -39,7 +39,7 @@ func (s *Server) handleCreatePayment(_ http.ResponseWriter, r *http.Request) (ap
 func (s *Server) handleGetPayment(w http.ResponseWriter, r *http.Request) {
 	id, ok := idParam(r, "paymentId")
 	if !ok {
-		s.api.Error(w, r, apiErr(client.CodeNotFound))
+		s.api.Error(w, r, api.NotFound("Payment"))
 		return
 	}
 	var p wallet.Payment

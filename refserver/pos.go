@@ -153,7 +153,7 @@ func (s *Server) handleHeartbeat(_ http.ResponseWriter, r *http.Request) (api.Wr
 func posLocation(r *http.Request) (int64, error) {
 	id, err := strconv.ParseInt(chi.URLParam(r, "locationId"), 10, 64)
 	if err != nil || id <= 0 {
-		return 0, apiErr(client.CodeNotFound)
+		return 0, api.NotFound("Location")
 	}
 	if !api.RequestFrom(r.Context()).Principal().CanSeeLocation(id) {
 		return 0, apiErrMsg(client.CodeForbidden, "This POS token is for another location.")

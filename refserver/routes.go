@@ -24,9 +24,9 @@ import (
 //     the full chain), LimitBody and RequireJSON (413001, 415001), InFlight
 //     (at most Config.MaxInFlight requests at once), RateLimit (429001 per
 //     credential) and the OpenAPI request check when configured;
-//   - the sandbox's public side (its certificate, the payment providers,
-//     the demo universal POS): the same without the OpenAPI check, which is
-//     for the API's own routes;
+//   - the sandbox's public side (its home page, its certificate, the
+//     payment providers, the demo universal POS): the same without the
+//     OpenAPI check, which is for the API's own routes;
 //   - the sandbox admin API: LimitBody and RequireJSON only, so that a test
 //     can always clear the faults it set and is never throttled by the
 //     limits under test.
@@ -52,8 +52,8 @@ func (s *Server) routes() http.Handler {
 		if s.validate != nil {
 			r.Use(s.validate)
 		}
-		r.NotFound(s.api.NotFound)
-		r.MethodNotAllowed(s.api.NotFound)
+		r.NotFound(s.api.NoRoute)
+		r.MethodNotAllowed(s.api.MethodNotAllowed(r))
 
 		// Public: the documents, a location's details and its menu.
 		r.Group(func(r chi.Router) {
@@ -94,12 +94,14 @@ func (s *Server) routes() http.Handler {
 		}
 	})
 
-	// The sandbox's public side: the payment providers are public like a
-	// real provider's endpoints (providerD's tokenisation refuses plain
-	// HTTP itself), and faults apply to the demo universal POS (that is how
-	// a demo makes it fail).
+	// The sandbox's public side: the home page is for a browser opening
+	// the base URL; the payment providers are public like a real
+	// provider's endpoints (providerD's tokenisation refuses plain HTTP
+	// itself), and faults apply to the demo universal POS (that is how a
+	// demo makes it fail).
 	r.Group(func(r chi.Router) {
 		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, inFlight, rateLimit, s.guards.Public)
+		r.Get("/", handleHome)
 		r.Get("/sandbox/ca.pem", serveStatic("application/x-pem-file", s.cert.CertPEM))
 		r.Get("/sandbox/providerB/public-key", sb.handleProviderBPublicKey)
 		r.Post(providerDTokenisePath, sb.handleProviderDTokenise)
@@ -136,10 +138,5 @@ func (s *Server) routes() http.Handler {
 // isAdminRoute reports whether path is the path of one of the admin
 // routes, for any method.
 func isAdminRoute(admin chi.Routes, path string) bool {
-	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-		if admin.Match(chi.NewRouteContext(), m, path) {
-			return true
-		}
-	}
-	return false
+	return len(api.AllowedMethods(admin, path)) > 0
 }

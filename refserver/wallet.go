@@ -84,7 +84,7 @@ func (s *Server) handleCardInsert(_ http.ResponseWriter, r *http.Request) (api.W
 func (s sandboxAPI) handleSetCardStatus(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	cardID, ok := idParam(r, "cardId")
 	if !ok {
-		return nil, apiErr(client.CodeNotFound)
+		return nil, api.NotFound("Card")
 	}
 	var req rules.CardStatusRequest
 	if _, err := api.Decode(r, &req); err != nil {

@@ -70,11 +70,12 @@ type checker struct {
 var sharedChecker = sync.OnceValues(func() (*checker, error) { return newChecker(Spec()) })
 
 // registerDecoders teaches kin-openapi the non-JSON bodies of the document:
-// the sandbox CA certificate is served as application/x-pem-file, which it
-// reads as text. The registry is kin-openapi's (global); registering the
-// same decoder again is harmless.
+// the sandbox CA certificate is served as application/x-pem-file and the
+// home page as text/html, both read as text. The registry is kin-openapi's
+// (global); registering the same decoder again is harmless.
 var registerDecoders = sync.OnceFunc(func() {
 	openapi3filter.RegisterBodyDecoder("application/x-pem-file", openapi3filter.PlainBodyDecoder)
+	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
 })
 
 func newChecker(spec []byte) (*checker, error) {

@@ -47,10 +47,10 @@ type BillScopes struct {
 func GetBill(tx *store.Tx, p api.Principal, billID string, sc BillScopes) (bills.Bill, error) {
 	row, err := tx.GetBill(billID)
 	if err != nil {
-		return bills.Bill{}, notFound(err)
+		return bills.Bill{}, notFound(err, "Bill")
 	}
 	if !p.CanSeeLocation(row.LocationID) {
-		return bills.Bill{}, api.Err(client.CodeNotFound)
+		return bills.Bill{}, api.NotFound("Bill")
 	}
 	return buildBill(tx, row, sc)
 }

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -96,8 +95,8 @@ func TestGetBill(t *testing.T) {
 		"outside the key's scope": second(get(other, s.bill, BillScopes{})),
 		"unknown":                 second(get(key, "no-such-bill", BillScopes{})),
 	} {
-		if !errors.Is(err, client.ErrNotFound) {
-			t.Errorf("%s: err = %v, want 404001", name, err)
+		if !notFoundAs(err, "Bill not found.") {
+			t.Errorf("%s: err = %v, want 404001 Bill not found.", name, err)
 		}
 	}
 }

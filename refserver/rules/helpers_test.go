@@ -46,6 +46,13 @@ func wantCode(t testing.TB, err error, code client.Code) {
 	}
 }
 
+// notFoundAs reports whether err is a 404001 with message msg, which
+// names the kind of thing not found.
+func notFoundAs(err error, msg string) bool {
+	var ae *api.Error
+	return errors.As(err, &ae) && ae.Code == client.CodeNotFound && ae.Message == msg
+}
+
 // testNow is the time every test transaction is stamped with.
 var testNow = time.Date(2030, time.June, 10, 12, 0, 0, 0, time.UTC)
 

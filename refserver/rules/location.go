@@ -22,7 +22,7 @@ const POSOnlineWindow = 6 * time.Minute
 func GetLocation(tx *store.Tx, id int64) (wallet.Location, error) {
 	l, err := tx.GetLocationDetails(id)
 	if err != nil {
-		return wallet.Location{}, notFound(err)
+		return wallet.Location{}, notFound(err, "Location")
 	}
 	loc := wallet.Location{
 		LocationID:             l.LocationID,
@@ -56,6 +56,22 @@ func GetLocation(tx *store.Tx, id int64) (wallet.Location, error) {
 	return loc, nil
 }
 
+// offlineContext is the contextData of a 409003: when the POS was last
+// heard from, so the caller can tell a POS that never ran from one that
+// stopped, and how long a heartbeat counts.
+type offlineContext struct {
+	LastHeartbeat       *int64 `json:"lastHeartbeat"` // Unix seconds; null when the POS never sent one
+	OfflineAfterSeconds int64  `json:"offlineAfterSeconds"`
+}
+
+// locationOffline returns the 409003 of a location whose POS last sent a
+// heartbeat at lastHeartbeat (Unix seconds; nil for never).
+func locationOffline(lastHeartbeat *int64) *api.Error {
+	e := api.Err(client.CodeLocationOffline)
+	e.ContextData = offlineContext{LastHeartbeat: lastHeartbeat, OfflineAfterSeconds: int64(POSOnlineWindow / time.Second)}
+	return e
+}
+
 // heartbeatFresh reports whether a heartbeat at hb (Unix seconds) still
 // counts the location as online at now: at most POSOnlineWindow ago (a
 // heartbeat "from the future", after the virtual clock was moved, counts).
@@ -63,11 +79,11 @@ func heartbeatFresh(hb, now int64) bool {
 	return now-hb <= int64(POSOnlineWindow.Seconds())
 }
 
-// notFound turns store.ErrNotFound into a 404001 and passes any other
-// error on.
-func notFound(err error) error {
+// notFound turns store.ErrNotFound into the 404001 of kind (see
+// api.NotFound) and passes any other error on.
+func notFound(err error, kind string) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return api.Err(client.CodeNotFound)
+		return api.NotFound(kind)
 	}
 	return err
 }

@@ -1,11 +1,9 @@
 package rules
 
 import (
-	"errors"
 	"testing"
 	"time"
 
-	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
@@ -38,8 +36,8 @@ func TestGetLocation(t *testing.T) {
 			t.Errorf("at %v: posStatus %q, %v; want %q", s.clock.Now().Sub(testNow), loc.POSStatus, err, tt.want)
 		}
 	}
-	if _, err := get(99); !errors.Is(err, client.ErrNotFound) {
-		t.Errorf("unknown location: err = %v, want 404001", err)
+	if _, err := get(99); !notFoundAs(err, "Location not found.") {
+		t.Errorf("unknown location: err = %v, want 404001 Location not found.", err)
 	}
 
 	// A location never heard from is offline, with no heartbeat; one with a

@@ -19,7 +19,7 @@ import (
 func GetMenu(tx *store.Tx, locationID int64) (fulfillment.LocationMenu, error) {
 	lm, err := loadMenus(tx, locationID)
 	if err != nil {
-		return fulfillment.LocationMenu{}, notFound(err)
+		return fulfillment.LocationMenu{}, notFound(err, "Location")
 	}
 	return fulfillment.LocationMenu{Menus: lm.menus, SyncedAt: client.UnixTime{Time: lm.syncedAt}}, nil
 }

@@ -1,13 +1,11 @@
 package rules
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/fulfillment"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/universalpos"
@@ -30,8 +28,8 @@ func TestGetMenu(t *testing.T) {
 	if m, err := get(k.unsyncedLoc); err != nil || m.Menus == nil || len(m.Menus) != 0 || !m.SyncedAt.IsZero() {
 		t.Errorf("unsynced menu = %+v, %v", m, err)
 	}
-	if _, err := get(99); !errors.Is(err, client.ErrNotFound) {
-		t.Errorf("unknown location: err = %v, want 404001", err)
+	if _, err := get(99); !notFoundAs(err, "Location not found.") {
+		t.Errorf("unknown location: err = %v, want 404001 Location not found.", err)
 	}
 }
 

@@ -48,7 +48,7 @@ func CreateOrder(tx *store.Tx, userID int64, req fulfillment.OrderRequest, bad *
 	if !bad.Has("locationId") {
 		m, err := loadMenus(tx, req.LocationID)
 		if err != nil {
-			return fulfillment.CreatedOrder{}, notFound(err)
+			return fulfillment.CreatedOrder{}, notFound(err, "Location")
 		}
 		lm = &m
 	}
@@ -116,14 +116,14 @@ func SetFulfillment(tx *store.Tx, userID int64, orderID string, m fulfillment.Me
 // otherwise (never telling which).
 func userOrder(tx *store.Tx, userID int64, orderID string) (store.Order, error) {
 	if orderID == "" || len(orderID) > 64 {
-		return store.Order{}, api.Err(client.CodeNotFound)
+		return store.Order{}, api.NotFound("Order")
 	}
 	o, err := tx.GetOrder(orderID)
 	if err != nil {
-		return store.Order{}, notFound(err)
+		return store.Order{}, notFound(err, "Order")
 	}
 	if o.UserID != userID {
-		return store.Order{}, api.Err(client.CodeNotFound)
+		return store.Order{}, api.NotFound("Order")
 	}
 	return o, nil
 }

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"encoding/json"
-	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -79,8 +78,8 @@ func TestCreateOrder(t *testing.T) {
 	if diff := cmp.Diff(want, got, exactMoney); diff != "" {
 		t.Errorf("stored order (-want +got):\n%s", diff)
 	}
-	if _, err := run(t, k.db, func(tx *store.Tx) (fulfillment.Order, error) { return GetOrder(tx, k.other, o.OrderID) }); !errors.Is(err, client.ErrNotFound) {
-		t.Errorf("another user's order: err = %v, want 404001", err)
+	if _, err := run(t, k.db, func(tx *store.Tx) (fulfillment.Order, error) { return GetOrder(tx, k.other, o.OrderID) }); !notFoundAs(err, "Order not found.") {
+		t.Errorf("another user's order: err = %v, want 404001 Order not found.", err)
 	}
 }
 

@@ -29,8 +29,9 @@ func CheckPayment(raw []byte, req *wallet.CreatePaymentRequest) error {
 //     (404001; another user's card looks exactly like an unknown one, and
 //     a void check cannot be paid);
 //  2. the card's status is Live or Temporary (409005);
-//  3. the card holds a token for the location's gateway (404006);
-//  4. the location's POS is online (409003);
+//  3. the card holds a token for the location's gateway (404006, naming
+//     the gateway);
+//  4. the location's POS is online (409003, with its last heartbeat);
 //  5. amount <= outstanding minus the payments the POS has not accepted
 //     yet (409002);
 //  6. the provider accepts the token (402001 for the decline test card).
@@ -40,21 +41,21 @@ func CheckPayment(raw []byte, req *wallet.CreatePaymentRequest) error {
 func CreatePayment(tx *store.Tx, userID int64, req wallet.CreatePaymentRequest) (wallet.Payment, error) {
 	loc, err := tx.GetLocationDetails(req.LocationID)
 	if err != nil {
-		return wallet.Payment{}, notFound(err)
+		return wallet.Payment{}, notFound(err, "Location")
 	}
 	card, err := tx.GetCard(req.CardID)
 	if err != nil {
-		return wallet.Payment{}, notFound(err)
+		return wallet.Payment{}, notFound(err, "Card")
 	}
 	if card.UserID != userID {
-		return wallet.Payment{}, api.Err(client.CodeNotFound)
+		return wallet.Payment{}, api.NotFound("Card")
 	}
 	bill, err := tx.GetPayableBill(req.LocationID, req.CheckNumber)
 	if err != nil {
-		return wallet.Payment{}, notFound(err)
+		return wallet.Payment{}, notFound(err, "Check")
 	}
 	if bill.Status == "void" {
-		return wallet.Payment{}, api.Err(client.CodeNotFound)
+		return wallet.Payment{}, api.NotFound("Check")
 	}
 	if !wallet.CardStatus(card.CardStatusID).Usable() {
 		return wallet.Payment{}, api.Err(client.CodeCardNotUsable)
@@ -71,7 +72,7 @@ func CreatePayment(tx *store.Tx, userID int64, req wallet.CreatePaymentRequest) 
 		return wallet.Payment{}, err
 	}
 	if loc.LastHeartbeat == nil || !heartbeatFresh(*loc.LastHeartbeat, tx.Unix()) {
-		return wallet.Payment{}, api.Err(client.CodeLocationOffline)
+		return wallet.Payment{}, locationOffline(loc.LastHeartbeat)
 	}
 	pending, err := tx.PendingPaymentsTotal(bill.BillID)
 	if err != nil {
@@ -107,10 +108,10 @@ func CreatePayment(tx *store.Tx, userID int64, req wallet.CreatePaymentRequest) 
 func GetPayment(tx *store.Tx, userID, paymentID int64) (wallet.Payment, error) {
 	p, err := tx.GetPaymentRecord(paymentID)
 	if err != nil {
-		return wallet.Payment{}, notFound(err)
+		return wallet.Payment{}, notFound(err, "Payment")
 	}
 	if p.UserID != userID {
-		return wallet.Payment{}, api.Err(client.CodeNotFound)
+		return wallet.Payment{}, api.NotFound("Payment")
 	}
 	return walletPayment(p), nil
 }

@@ -108,6 +108,21 @@ func TestCreatePayment(t *testing.T) {
 			})
 		}, "1", client.CodePaymentDeclined},
 	}
+	// A 404001 names the kind of thing not found, the same for another
+	// user's card as for an unknown one.
+	notFoundMessages := map[string]string{
+		"unknown location":    "Location not found.",
+		"unknown card":        "Card not found.",
+		"another user's card": "Card not found.",
+		"unknown check":       "Check not found.",
+		"void check":          "Check not found.",
+	}
+	// A 409003 tells when the POS was last heard from.
+	lastHeartbeat := testNow.Unix()
+	offlineContexts := map[string]any{
+		"never a heartbeat": offlineContext{LastHeartbeat: nil, OfflineAfterSeconds: 360},
+		"stale heartbeat":   offlineContext{LastHeartbeat: &lastHeartbeat, OfflineAfterSeconds: 360},
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -120,6 +135,16 @@ func TestCreatePayment(t *testing.T) {
 			p, err := run(t, s.db, func(tx *store.Tx) (wallet.Payment, error) { return CreatePayment(tx, s.user, req) })
 			wantCode(t, err, tt.want)
 			if err != nil {
+				var ae *api.Error
+				errors.As(err, &ae)
+				if want, ok := notFoundMessages[tt.name]; ok && ae.Message != want {
+					t.Errorf("message %q, want %q", ae.Message, want)
+				}
+				if want, ok := offlineContexts[tt.name]; ok {
+					if diff := cmp.Diff(want, ae.ContextData); diff != "" {
+						t.Errorf("contextData (-want +got):\n%s", diff)
+					}
+				}
 				return
 			}
 			want := wallet.Payment{PaymentID: p.PaymentID, LocationID: s.loc, CheckNumber: s.check, BillID: s.bill,
@@ -180,8 +205,8 @@ func TestGetPayment(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, client.ErrNotFound) {
-			t.Errorf("%s: err = %v, want 404001", tt.name, err)
+		if !errors.Is(err, client.ErrNotFound) || err.(*api.Error).Message != "Payment not found." {
+			t.Errorf("%s: err = %v, want 404001 Payment not found.", tt.name, err)
 		}
 	}
 }

@@ -27,7 +27,7 @@ func CheckAccept(raw []byte, req *possync.AcceptRequest) error {
 // 404001, the same as an unknown one.
 func AcceptPayment(tx *store.Tx, locationID, paymentID int64) (possync.AcceptResult, error) {
 	if err := tx.AcceptPayment(locationID, paymentID); err != nil {
-		return possync.AcceptResult{}, notFound(err)
+		return possync.AcceptResult{}, notFound(err, "Payment")
 	}
 	return possync.AcceptResult{PaymentID: paymentID, Status: "accepted"}, nil
 }

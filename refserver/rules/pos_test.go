@@ -1,13 +1,11 @@
 package rules
 
 import (
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/store"
@@ -45,8 +43,8 @@ func TestAcceptPayment(t *testing.T) {
 		"another location's": second(accept(s.loc+1, p.PaymentID)),
 		"unknown":            second(accept(s.loc, p.PaymentID+1)),
 	} {
-		if !errors.Is(err, client.ErrNotFound) {
-			t.Errorf("%s: err = %v, want 404001", name, err)
+		if !notFoundAs(err, "Payment not found.") {
+			t.Errorf("%s: err = %v, want 404001 Payment not found.", name, err)
 		}
 	}
 	// Accepting twice is accepting once.

@@ -31,7 +31,7 @@ import (
 func GetWallet(tx *store.Tx, userID int64) (wallet.User, error) {
 	row, err := tx.GetWalletUser(userID)
 	if err != nil {
-		return wallet.User{}, notFound(err)
+		return wallet.User{}, notFound(err, "User")
 	}
 	cards, err := walletCards(tx, userID, row.DefaultCardID)
 	if err != nil {
@@ -259,5 +259,5 @@ func CheckCardStatus(raw []byte, req *CardStatusRequest) error {
 // (only Live and Temporary cards can pay); a 404001 for an unknown card.
 // req has passed CheckCardStatus.
 func SetCardStatus(tx *store.Tx, cardID int64, req CardStatusRequest) error {
-	return notFound(tx.SetCardStatus(cardID, req.CardStatusID))
+	return notFound(tx.SetCardStatus(cardID, req.CardStatusID), "Card")
 }

@@ -292,7 +292,7 @@ func TestSetCardStatus(t *testing.T) {
 	if err != nil || u.Wallet[0].CardStatusID != wallet.CardStatusUserCancelled {
 		t.Errorf("after SetCardStatus: %+v, %v", u.Wallet, err)
 	}
-	if err := set(s.card + 100); !errors.Is(err, client.ErrNotFound) {
-		t.Errorf("unknown card: err = %v, want 404001", err)
+	if err := set(s.card + 100); !notFoundAs(err, "Card not found.") {
+		t.Errorf("unknown card: err = %v, want 404001 Card not found.", err)
 	}
 }
