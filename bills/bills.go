@@ -24,23 +24,27 @@ const DefaultConcurrency = 4
 // API is the set of calls of the Service, for callers that want to replace
 // it with a fake in their tests.
 type API interface {
-	ListClosed(ctx context.Context, locationID int64, from, to time.Time) ([]Summary, error)
-	Get(ctx context.Context, billID string, scopes ...Scope) (*Bill, error)
-	All(ctx context.Context, locationID int64, from, to time.Time, scopes ...Scope) iter.Seq2[*Bill, error]
+	ListClosed(ctx context.Context, locationID int64, from, to time.Time, opts ...client.Option) ([]Summary, error)
+	Get(ctx context.Context, billID string, scopes []Scope, opts ...client.Option) (*Bill, error)
+	All(ctx context.Context, locationID int64, from, to time.Time, scopes []Scope, opts ...client.Option) iter.Seq2[*Bill, error]
 }
 
 var _ API = (*Service)(nil)
 
 // Service calls the closed-bills endpoints. They take the vendor API key
-// (client.WithAPIKey) as their credential; to use several keys, make one
-// Service per key-holding Client (a Service holds nothing else). A Service
-// is safe for concurrent use.
+// (client.WithAPIKey) as their credential, from the Client or per call. A
+// Service is safe for concurrent use.
+//
+// Every call takes client options last (opts ...client.Option); they apply
+// to that call only, over the Client's settings: another API key
+// (client.WithAPIKey), a retry policy, a header.
 type Service struct {
 	c           *client.Client
 	concurrency int
 }
 
-// Option configures a Service in NewService.
+// Option configures a Service in NewService. Options of one call are
+// client.Option values, passed to the call.
 type Option func(*Service)
 
 // WithConcurrency sets how many bills All fetches at the same time. Values
@@ -78,7 +82,7 @@ var ErrEmptyBillID = errors.New("bills: empty bill id")
 // key not scoped to the location gets 403001 (client.ErrForbidden).
 //
 // GET /v3/location/{locationId}/bills/closed?from=&to=
-func (s *Service) ListClosed(ctx context.Context, locationID int64, from, to time.Time) ([]Summary, error) {
+func (s *Service) ListClosed(ctx context.Context, locationID int64, from, to time.Time, opts ...client.Option) ([]Summary, error) {
 	q := url.Values{}
 	q.Set("from", client.FormatQueryTime(ceilSecond(from)))
 	q.Set("to", client.FormatQueryTime(to.Truncate(time.Second)))
@@ -88,7 +92,7 @@ func (s *Service) ListClosed(ctx context.Context, locationID int64, from, to tim
 		Path:   "v3/location/" + strconv.FormatInt(locationID, 10) + "/bills/closed",
 		Query:  q,
 		Auth:   client.AuthAPIKey,
-	}, &out)
+	}, &out, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -98,14 +102,15 @@ func (s *Service) ListClosed(ctx context.Context, locationID int64, from, to tim
 	return out.Bills, nil
 }
 
-// Get fetches one bill record with the members the scopes select (none: the
-// base record). The scopes are normalised by NormalizeScopes first:
+// Get fetches one bill record with the members the scopes select (nil: the
+// base record; AllScopes(): everything). The scopes are normalised by
+// NormalizeScopes first:
 // duplicates dropped, and ScopeTable added when ScopeTableLocation is asked
 // for without it. A bill that does not exist, or belongs to a location the
 // key is not scoped to, is 404001 (client.ErrNotFound).
 //
 // GET /v3/bill/{billId}?scope=
-func (s *Service) Get(ctx context.Context, billID string, scopes ...Scope) (*Bill, error) {
+func (s *Service) Get(ctx context.Context, billID string, scopes []Scope, opts ...client.Option) (*Bill, error) {
 	if billID == "" {
 		return nil, ErrEmptyBillID
 	}
@@ -119,7 +124,7 @@ func (s *Service) Get(ctx context.Context, billID string, scopes ...Scope) (*Bil
 		Path:   "v3/bill/" + url.PathEscape(billID),
 		Query:  q,
 		Auth:   client.AuthAPIKey,
-	}, &out)
+	}, &out, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -127,7 +127,7 @@ func TestGetScopes(t *testing.T) {
 				gotQuery, gotPath = req.URL.Query(), req.URL.Path
 				return httpmock.NewJsonResponse(200, map[string]any{"bill": map[string]any{"billId": "b/1"}, "requestInfo": map[string]any{"apiVersion": 3}})
 			})
-			b, err := svc.Get(context.Background(), "b/1", tt.scopes...)
+			b, err := svc.Get(context.Background(), "b/1", tt.scopes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,7 +155,7 @@ func TestGetEscapesBillID(t *testing.T) {
 		raw = req.URL.EscapedPath()
 		return httpmock.NewJsonResponse(200, map[string]any{"bill": map[string]any{"billId": "a/b?c"}, "requestInfo": map[string]any{}})
 	})
-	if _, err := svc.Get(context.Background(), "a/b?c"); err != nil {
+	if _, err := svc.Get(context.Background(), "a/b?c", nil); err != nil {
 		t.Fatal(err)
 	}
 	if raw != "/prefix/v3/bill/a%2Fb%3Fc" {
@@ -185,7 +185,7 @@ func TestGetDecodesRecord(t *testing.T) {
 	svc := newTestService(t, func(req *http.Request) (*http.Response, error) {
 		return sdktest.JSONResponse(200, body), nil
 	})
-	got, err := svc.Get(context.Background(), "B-1", bills.AllScopes()...)
+	got, err := svc.Get(context.Background(), "B-1", bills.AllScopes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,9 +241,9 @@ func TestErrors(t *testing.T) {
 			now := time.Now()
 			_, err := svc.ListClosed(context.Background(), 1, now, now)
 			assertAPIError(t, "ListClosed", err, tt.code, tt.want)
-			_, err = svc.Get(context.Background(), "b1", bills.ScopeItems)
+			_, err = svc.Get(context.Background(), "b1", []bills.Scope{bills.ScopeItems})
 			assertAPIError(t, "Get", err, tt.code, tt.want)
-			_, err = collect(svc.All(context.Background(), 1, now.Add(-time.Hour), now))
+			_, err = collect(svc.All(context.Background(), 1, now.Add(-time.Hour), now, nil))
 			assertAPIError(t, "All", err, tt.code, tt.want)
 		})
 	}
@@ -268,7 +268,7 @@ func TestGetWithoutRequest(t *testing.T) {
 		sent = true
 		return httpmock.NewJsonResponse(200, map[string]any{})
 	})
-	if _, err := svc.Get(context.Background(), ""); !errors.Is(err, bills.ErrEmptyBillID) {
+	if _, err := svc.Get(context.Background(), "", nil); !errors.Is(err, bills.ErrEmptyBillID) {
 		t.Errorf("Get(\"\") = %v, want ErrEmptyBillID", err)
 	}
 	if sent {
@@ -287,7 +287,7 @@ func TestMissingAPIKey(t *testing.T) {
 	if _, err := svc.ListClosed(context.Background(), 1, now, now); !errors.Is(err, client.ErrNoCredential) {
 		t.Errorf("ListClosed without key = %v, want ErrNoCredential", err)
 	}
-	if _, err := svc.Get(context.Background(), "b"); !errors.Is(err, client.ErrNoCredential) {
+	if _, err := svc.Get(context.Background(), "b", nil); !errors.Is(err, client.ErrNoCredential) {
 		t.Errorf("Get without key = %v, want ErrNoCredential", err)
 	}
 }

@@ -35,7 +35,8 @@
 // cancelling ctx stops the requests in flight, and All returns only after
 // every goroutine it started has ended:
 //
-//	for b, err := range svc.All(ctx, locationID, from, to, bills.ScopeItems, bills.ScopePayments) {
+//	scopes := []bills.Scope{bills.ScopeItems, bills.ScopePayments}
+//	for b, err := range svc.All(ctx, locationID, from, to, scopes) {
 //		if err != nil {
 //			return err // the first error ends the iteration
 //		}

@@ -79,7 +79,7 @@ func TestE2EAllNinetyDays(t *testing.T) {
 	plus9 := time.FixedZone("+09:00", 9*3600)
 	for _, tz := range []*time.Location{time.UTC, plus9} {
 		var got []string
-		for b, err := range v.bills.All(context.Background(), v.ID, from.In(tz), to.In(tz), bills.AllScopes()...) {
+		for b, err := range v.bills.All(context.Background(), v.ID, from.In(tz), to.In(tz), bills.AllScopes()) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +104,7 @@ func TestE2EAllEarlyBreak(t *testing.T) {
 
 	baseline := quiescentGoroutines(v)
 	var got []string
-	for b, err := range v.bills.All(context.Background(), v.ID, from, to, bills.ScopeItems) {
+	for b, err := range v.bills.All(context.Background(), v.ID, from, to, []bills.Scope{bills.ScopeItems}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func TestE2EAllContextCancel(t *testing.T) {
 	defer cancel()
 	n := 0
 	var last error
-	for b, err := range v.bills.All(ctx, v.ID, from, to, bills.AllScopes()...) {
+	for b, err := range v.bills.All(ctx, v.ID, from, to, bills.AllScopes()) {
 		if err != nil {
 			last = err
 			continue

@@ -104,7 +104,7 @@ func TestE2EBillRecordScopes(t *testing.T) {
 		}
 		t.Run(fmt.Sprint(scopes), func(t *testing.T) {
 			t.Parallel()
-			got, err := v.bills.Get(ctx, billID, scopes...)
+			got, err := v.bills.Get(ctx, billID, scopes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,11 +196,11 @@ func TestE2EListRulesAndBoundaries(t *testing.T) {
 	at := list[0].LastUpdated.Time
 	// Get shows bills in any status.
 	for id, want := range map[string]possync.CheckStatus{openID: possync.CheckOpen, voidID: possync.CheckVoid} {
-		if got, err := v.bills.Get(ctx, id); err != nil || got.Status != want {
+		if got, err := v.bills.Get(ctx, id, nil); err != nil || got.Status != want {
 			t.Errorf("Get(%s) = %+v, %v; want status %s", id, got, err, want)
 		}
 	}
-	if got, err := v.bills.Get(ctx, closedID); err != nil || !got.LastUpdated.Equal(at) {
+	if got, err := v.bills.Get(ctx, closedID, nil); err != nil || !got.LastUpdated.Equal(at) {
 		t.Fatalf("Get lastUpdated = %v, %v; want the list's %v", got, err, at)
 	}
 
@@ -347,11 +347,11 @@ func TestE2EErrors(t *testing.T) {
 		{"ListClosed outside the key", second(v.bills.ListClosed(ctx, other.ID, now, now)), client.ErrForbidden},
 		{"ListClosed over 31 days", second(v.bills.ListClosed(ctx, v.ID, now.Add(-32*24*time.Hour), now)), client.ErrInvalidQuery},
 		{"ListClosed from after to", second(v.bills.ListClosed(ctx, v.ID, now, now.Add(-time.Hour))), client.ErrInvalidQuery},
-		{"Get outside the key", second(v.bills.Get(ctx, theirs)), client.ErrNotFound},
-		{"Get unknown", second(v.bills.Get(ctx, "nope")), client.ErrNotFound},
-		{"Get unknown scope", second(v.bills.Get(ctx, mine, "bill.everything")), client.ErrInvalidQuery},
-		{"All outside the key", allErr(v.bills.All(ctx, other.ID, now.Add(-90*24*time.Hour), now)), client.ErrForbidden},
-		{"All from after to", allErr(v.bills.All(ctx, v.ID, now, now.Add(-time.Hour))), client.ErrInvalidQuery},
+		{"Get outside the key", second(v.bills.Get(ctx, theirs, nil)), client.ErrNotFound},
+		{"Get unknown", second(v.bills.Get(ctx, "nope", nil)), client.ErrNotFound},
+		{"Get unknown scope", second(v.bills.Get(ctx, mine, []bills.Scope{"bill.everything"})), client.ErrInvalidQuery},
+		{"All outside the key", allErr(v.bills.All(ctx, other.ID, now.Add(-90*24*time.Hour), now, nil)), client.ErrForbidden},
+		{"All from after to", allErr(v.bills.All(ctx, v.ID, now, now.Add(-time.Hour), nil)), client.ErrInvalidQuery},
 	}
 	for _, tt := range sdk {
 		if !errors.Is(tt.err, tt.want) {

@@ -70,7 +70,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	for _, s := range list {
-		b, err := svc.Get(ctx, s.BillID, bills.ScopeTable)
+		b, err := svc.Get(ctx, s.BillID, []bills.Scope{bills.ScopeTable})
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -115,13 +115,13 @@ func ExampleService_Get() {
 	svc := bills.NewService(c)
 
 	// table.location needs bill.table: Get adds it, so Table is filled.
-	b, err := svc.Get(context.Background(), "B-1", bills.ScopeTableLocation)
+	b, err := svc.Get(context.Background(), "B-1", []bills.Scope{bills.ScopeTableLocation})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(b.BillID, b.TotalAmount, b.Table.TableNumber, b.Table.Guests)
 
-	_, err = svc.Get(context.Background(), "B-404")
+	_, err = svc.Get(context.Background(), "B-404", nil)
 	fmt.Println(errors.Is(err, client.ErrNotFound))
 	// Output:
 	// B-1 42.50 12 3
@@ -140,7 +140,7 @@ func ExampleService_All() {
 	// 90 days: three list calls, then each bill fetched once, yielded by
 	// lastUpdated then bill id.
 	to := time.Date(2026, 6, 30, 0, 0, 0, 0, time.UTC)
-	for b, err := range svc.All(context.Background(), 7, to.AddDate(0, 0, -90), to) {
+	for b, err := range svc.All(context.Background(), 7, to.AddDate(0, 0, -90), to, nil) {
 		if err != nil {
 			log.Fatal(err)
 		}

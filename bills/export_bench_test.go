@@ -80,7 +80,7 @@ func BenchmarkExport(b *testing.B) {
 						b.Fatal(err)
 					}
 					for _, s := range list {
-						if _, err := svc.Get(ctx, s.BillID, scopes...); err != nil {
+						if _, err := svc.Get(ctx, s.BillID, scopes); err != nil {
 							b.Fatal(err)
 						}
 						n++
@@ -101,7 +101,7 @@ func BenchmarkExport(b *testing.B) {
 				cpu := cpuTime(b)
 				for b.Loop() {
 					n := 0
-					for _, err := range svc.All(ctx, v.ID, from, to, scopes...) {
+					for _, err := range svc.All(ctx, v.ID, from, to, scopes) {
 						if err != nil {
 							b.Fatal(err)
 						}

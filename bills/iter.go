@@ -7,10 +7,13 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/hospo-dev/hospo-go/client"
 )
 
 // All yields every bill of a location closed with lastUpdated in [from, to],
-// fetched with the given scopes, for ranges of any length.
+// fetched with the given scopes, for ranges of any length. opts apply to
+// every request of the iteration, lists and fetches alike.
 //
 // It lists the range in consecutive windows of at most MaxRange (ListClosed
 // once per window, oldest window first) and fetches each listed bill once
@@ -28,13 +31,13 @@ import (
 // it. Breaking out of the loop, or cancelling ctx, stops the outstanding
 // requests; All returns only after every goroutine it started has exited.
 //
-//	for b, err := range svc.All(ctx, locationID, from, to, bills.ScopeItems) {
+//	for b, err := range svc.All(ctx, locationID, from, to, []bills.Scope{bills.ScopeItems}) {
 //		if err != nil {
 //			return err
 //		}
 //		// use b
 //	}
-func (s *Service) All(ctx context.Context, locationID int64, from, to time.Time, scopes ...Scope) iter.Seq2[*Bill, error] {
+func (s *Service) All(ctx context.Context, locationID int64, from, to time.Time, scopes []Scope, opts ...client.Option) iter.Seq2[*Bill, error] {
 	scopes = NormalizeScopes(scopes)
 	return func(yield func(*Bill, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
@@ -52,7 +55,7 @@ func (s *Service) All(ctx context.Context, locationID int64, from, to time.Time,
 		complete := false // written before close(futures), read after it
 		wg.Go(func() {
 			defer close(futures)
-			complete = s.produce(ctx, locationID, from, to, scopes, futures, sem, &wg)
+			complete = s.produce(ctx, locationID, from, to, scopes, opts, futures, sem, &wg)
 		})
 
 		for f := range futures {
@@ -100,7 +103,7 @@ type result struct {
 // handing the result slots to the consumer in yield order. It returns true
 // when everything is queued, including a list error (queued as a failed
 // result), and false when ctx ended first.
-func (s *Service) produce(ctx context.Context, locationID int64, from, to time.Time, scopes []Scope,
+func (s *Service) produce(ctx context.Context, locationID int64, from, to time.Time, scopes []Scope, opts []client.Option,
 	futures chan<- chan result, sem chan struct{}, wg *sync.WaitGroup) bool {
 	// send queues a result slot; false when ctx ended first.
 	send := func(f chan result) bool {
@@ -113,7 +116,7 @@ func (s *Service) produce(ctx context.Context, locationID int64, from, to time.T
 	}
 	seen := make(map[string]struct{})
 	for _, w := range windows(from, to) {
-		list, err := s.ListClosed(ctx, locationID, w.from, w.to)
+		list, err := s.ListClosed(ctx, locationID, w.from, w.to, opts...)
 		if err != nil {
 			f := make(chan result, 1)
 			f <- result{err: err}
@@ -140,7 +143,7 @@ func (s *Service) produce(ctx context.Context, locationID int64, from, to time.T
 			id := sum.BillID
 			wg.Go(func() {
 				defer func() { <-sem }()
-				b, err := s.Get(ctx, id, scopes...)
+				b, err := s.Get(ctx, id, scopes, opts...)
 				f <- result{bill: b, err: err}
 			})
 		}

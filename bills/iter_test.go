@@ -46,7 +46,7 @@ func TestAllOrderWindowsAndFetchOnce(t *testing.T) {
 		}
 	}}
 	svc := f.service(bills.WithConcurrency(3))
-	got, err := collect(svc.All(context.Background(), 7, t0, t0.Add(90*day), bills.ScopeItems))
+	got, err := collect(svc.All(context.Background(), 7, t0, t0.Add(90*day), []bills.Scope{bills.ScopeItems}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestAllDeduplicatesAcrossWindows(t *testing.T) {
 	moved := data[0]
 	moved.LastUpdated = client.BillTime{Time: t0.Add(50 * day)}
 	f := &fakeServer{t: t, bills: append(data, moved)}
-	got, err := collect(f.service().All(context.Background(), 7, t0, t0.Add(60*day)))
+	got, err := collect(f.service().All(context.Background(), 7, t0, t0.Add(60*day), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestAllDeduplicatesAcrossWindows(t *testing.T) {
 func TestAllEmptyRange(t *testing.T) {
 	t.Parallel()
 	f := &fakeServer{t: t}
-	got, err := collect(f.service().All(context.Background(), 7, t0, t0.Add(100*day)))
+	got, err := collect(f.service().All(context.Background(), 7, t0, t0.Add(100*day), nil))
 	if err != nil || len(got) != 0 {
 		t.Fatalf("All = %v, %v; want nothing", got, err)
 	}
@@ -133,7 +133,7 @@ func TestAllConcurrencyBound(t *testing.T) {
 			case <-req.Context().Done():
 			}
 		}}
-		got, err := collect(f.service(bills.WithConcurrency(n)).All(context.Background(), 7, t0, t0.Add(day)))
+		got, err := collect(f.service(bills.WithConcurrency(n)).All(context.Background(), 7, t0, t0.Add(day), nil))
 		if err != nil || len(got) != 40 {
 			t.Fatalf("concurrency %d: %d bills, %v", n, len(got), err)
 		}
@@ -149,7 +149,7 @@ func TestAllErrorPropagation(t *testing.T) {
 	t.Run("fetch error ends the iteration after the bills before it", func(t *testing.T) {
 		t.Parallel()
 		f := &fakeServer{t: t, bills: data, failGet: map[string]client.Code{"b1": client.CodeInternal}}
-		got, err := collect(f.service().All(context.Background(), 7, t0, t0.Add(60*day)))
+		got, err := collect(f.service().All(context.Background(), 7, t0, t0.Add(60*day), nil))
 		if !errors.Is(err, client.ErrInternal) {
 			t.Fatalf("err = %v, want 500001", err)
 		}
@@ -161,7 +161,7 @@ func TestAllErrorPropagation(t *testing.T) {
 		t.Parallel()
 		second := client.FormatQueryTime(t0.Add(31*day + time.Second))
 		f := &fakeServer{t: t, bills: data, failList: map[string]client.Code{second: client.CodeForbidden}}
-		got, err := collect(f.service().All(context.Background(), 7, t0, t0.Add(60*day)))
+		got, err := collect(f.service().All(context.Background(), 7, t0, t0.Add(60*day), nil))
 		if !errors.Is(err, client.ErrForbidden) {
 			t.Fatalf("err = %v, want 403001", err)
 		}
@@ -173,7 +173,7 @@ func TestAllErrorPropagation(t *testing.T) {
 		t.Parallel()
 		f := &fakeServer{t: t, bills: data, failGet: map[string]client.Code{"b0": client.CodeNotFound}}
 		n := 0
-		for _, err := range f.service().All(context.Background(), 7, t0, t0.Add(60*day)) {
+		for _, err := range f.service().All(context.Background(), 7, t0, t0.Add(60*day), nil) {
 			n++
 			if err == nil {
 				t.Error("a bill was yielded")
@@ -203,7 +203,7 @@ func TestAllEarlyBreak(t *testing.T) {
 	runtime.GC()
 	baseline := runtime.NumGoroutine()
 	var got []string
-	for b, err := range svc.All(context.Background(), 7, t0, t0.Add(90*day)) {
+	for b, err := range svc.All(context.Background(), 7, t0, t0.Add(90*day), nil) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,7 +251,7 @@ func TestAllContextCancel(t *testing.T) {
 	defer cancel()
 	var ids []string
 	var errs []error
-	for b, err := range svc.All(ctx, 7, t0, t0.Add(10*day)) {
+	for b, err := range svc.All(ctx, 7, t0, t0.Add(10*day), nil) {
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -275,7 +275,7 @@ func TestAllContextCancelledBeforeStart(t *testing.T) {
 	baseline := runtime.NumGoroutine()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	got, err := collect(f.service().All(ctx, 7, t0, t0.Add(day)))
+	got, err := collect(f.service().All(ctx, 7, t0, t0.Add(day), nil))
 	if len(got) != 0 || !errors.Is(err, context.Canceled) {
 		t.Errorf("All = %v, %v; want context.Canceled and nothing", got, err)
 	}
@@ -297,7 +297,7 @@ func TestAllContextCancelWithResultsReady(t *testing.T) {
 	defer cancel()
 	n := 0
 	var errs []error
-	for _, err := range svc.All(ctx, 7, t0, t0.Add(day)) {
+	for _, err := range svc.All(ctx, 7, t0, t0.Add(day), nil) {
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -27,7 +27,7 @@ const (
 )
 
 // AllScopes returns every scope, in the order the service documents them.
-// Get(ctx, id, AllScopes()...) fetches the complete record.
+// Get(ctx, id, AllScopes()) fetches the complete record.
 func AllScopes() []Scope {
 	return []Scope{ScopeItems, ScopePayments, ScopeUsers, ScopeTable, ScopeTableLocation, ScopeStaff}
 }

@@ -84,28 +84,6 @@ func New(opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// parseBaseURL checks that u is an absolute http(s) URL and gives it the
-// trailing slash that relative request paths resolve under.
-func parseBaseURL(u string) (*url.URL, error) {
-	base, err := url.Parse(u)
-	if err != nil {
-		return nil, redactor{}.wrap("hospo: base URL", err)
-	}
-	if (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, fmt.Errorf("hospo: base URL %q: want an absolute http or https URL", redactor{}.url(base))
-	}
-	if base.RawQuery != "" || base.Fragment != "" {
-		return nil, fmt.Errorf("hospo: base URL %q: must not have a query or fragment", redactor{}.url(base))
-	}
-	if !strings.HasSuffix(base.Path, "/") {
-		base.Path += "/"
-		if base.RawPath != "" {
-			base.RawPath += "/"
-		}
-	}
-	return base, nil
-}
-
 // BaseURL returns a copy of the base URL, with its trailing slash.
 func (c *Client) BaseURL() *url.URL {
 	u := *c.base
@@ -139,6 +117,12 @@ func (c *Client) CloseIdleConnections() {
 // the last response's error is returned. ctx bounds the whole call, waits
 // included. If the credential that req.Auth names is not configured, Do
 // returns an error wrapping ErrNoCredential and sends nothing.
+//
+// A failure without a response (connection refused, timeout) is returned
+// with the request's method and redacted URL, wrapping net/http's error,
+// so errors.Is(err, syscall.ECONNREFUSED) and errors.As with *net.OpError
+// work. When a loopback base URL refuses the connection, the error adds
+// that the sandbox may not be running and how to start it.
 func (c *Client) Do(ctx context.Context, req *Request, v any, opts ...Option) (*Response, error) {
 	if ctx == nil {
 		return nil, errors.New("hospo: nil context")
@@ -188,6 +172,7 @@ func (c *Client) Do(ctx context.Context, req *Request, v any, opts ...Option) (*
 			drainClose(resp.Body)
 		}
 		terr := st.red.newTransportError(method, hreq.URL, err)
+		terr.hint = sandboxHint(hreq.URL, err)
 		if ctx.Err() == nil {
 			c.logGiveUp(ctx, method, hreq.URL.Path, st, 0, terr)
 		}
@@ -324,6 +309,7 @@ func (c *Client) handleResponse(ctx context.Context, method string, u *url.URL, 
 			return out, st.red.newTransportError(method, u, fmt.Errorf("reading HTTP %d error body: %w", resp.StatusCode, err))
 		}
 		apiErr := decodeAPIError(resp.StatusCode, resp.Header, b, st.red.string)
+		apiErr.Method, apiErr.Path = method, st.red.string(u.Path)
 		if shouldRetryStatus(resp.StatusCode) {
 			c.logGiveUp(ctx, method, u.Path, st, resp.StatusCode, apiErr)
 		}

@@ -26,6 +26,7 @@ const (
 	CodeForbidden                Code = 403001
 	CodeNotFound                 Code = 404001
 	CodeCardNotTokenised         Code = 404006
+	CodeMethodNotAllowed         Code = 405001
 	CodeFulfillmentAlreadySet    Code = 409001
 	CodeAmountExceedsOutstanding Code = 409002
 	CodeLocationOffline          Code = 409003
@@ -51,6 +52,7 @@ var (
 	ErrForbidden                error = CodeForbidden
 	ErrNotFound                 error = CodeNotFound
 	ErrCardNotTokenised         error = CodeCardNotTokenised
+	ErrMethodNotAllowed         error = CodeMethodNotAllowed
 	ErrFulfillmentAlreadySet    error = CodeFulfillmentAlreadySet
 	ErrAmountExceedsOutstanding error = CodeAmountExceedsOutstanding
 	ErrLocationOffline          error = CodeLocationOffline
@@ -75,6 +77,7 @@ var codeMessages = map[Code]string{
 	CodeForbidden:                "Forbidden.",
 	CodeNotFound:                 "Not found.",
 	CodeCardNotTokenised:         "Payment card not tokenised.",
+	CodeMethodNotAllowed:         "Method not allowed.",
 	CodeFulfillmentAlreadySet:    "Fulfillment already set.",
 	CodeAmountExceedsOutstanding: "Amount exceeds outstanding.",
 	CodeLocationOffline:          "Location offline.",
@@ -91,7 +94,7 @@ func Codes() []Code {
 	return []Code{
 		CodeMalformedJSON, CodeValidation, CodeInvalidQuery,
 		CodeAccessTokenMissing, CodeAccessTokenInvalid, CodeAPIKeyMissing, CodeAPIKeyInvalid, CodeAdminKeyInvalid,
-		CodePaymentDeclined, CodeForbidden, CodeNotFound, CodeCardNotTokenised,
+		CodePaymentDeclined, CodeForbidden, CodeNotFound, CodeCardNotTokenised, CodeMethodNotAllowed,
 		CodeFulfillmentAlreadySet, CodeAmountExceedsOutstanding, CodeLocationOffline, CodeIdempotencyKeyReused, CodeCardNotUsable,
 		CodeBodyTooLarge, CodeUnsupportedMediaType, CodeTooManyRequests, CodeInternal,
 	}

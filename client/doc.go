@@ -47,7 +47,11 @@
 // and the sentinels of the catalogue (ErrCardNotTokenised, ErrValidation,
 // ...; see Codes), and read a validation error's fields with FieldErrors.
 // Failures without a response (connection refused, timeouts, cancellation)
-// are returned wrapped, so errors.Is(err, context.Canceled) works.
+// are returned wrapped, so errors.Is(err, context.Canceled) works; a
+// refused connection to a loopback base URL adds that the sandbox may not
+// be running. A base URL that cannot work (no scheme, no host, a scheme
+// other than http or https, a query or fragment) fails in New with an
+// error matching ErrInvalidBaseURL that names the likely fix.
 //
 // The Validate methods of the area packages refuse a request before it is
 // sent with a *ValidationError, whose Fields are the JSON paths and

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,13 +52,28 @@ type APIError struct {
 	// RetryAfter is the wait the server asked for with Retry-After (on a 429
 	// in particular); 0 when absent.
 	RetryAfter time.Duration
+	// Method and Path are the call's HTTP method and URL path (never its
+	// query, which may carry the access token).
+	Method string
+	Path   string
 }
 
-// Error returns a one-line description: status, code, message and request
-// id. It never contains credentials.
+// Error returns a one-line description: the call (method and URL path,
+// never the query, which carries the access token), the status, code and
+// message, what the code's contextData says (every failing field of a
+// 400002, the gateway of a 404006, the last heartbeat of a 409003, the
+// route of a 404001 that matched none) with what to do about it, and the
+// request id to quote. It never contains credentials.
 func (e *APIError) Error() string {
 	var b strings.Builder
-	b.WriteString("hospo: HTTP ")
+	b.WriteString("hospo: ")
+	if e.Method != "" || e.Path != "" {
+		b.WriteString(e.Method)
+		b.WriteByte(' ')
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString("HTTP ")
 	b.WriteString(strconv.Itoa(e.HTTPStatus))
 	b.WriteString(": ")
 	if e.Code != 0 {
@@ -69,13 +87,82 @@ func (e *APIError) Error() string {
 	if msg == "" {
 		msg = http.StatusText(e.HTTPStatus)
 	}
-	b.WriteString(msg)
+	if detail := e.detail(); detail != "" {
+		b.WriteString(strings.TrimSuffix(msg, "."))
+		b.WriteString(": ")
+		b.WriteString(detail)
+	} else {
+		b.WriteString(msg)
+	}
 	if e.RequestID != "" {
 		b.WriteString(" (request id ")
 		b.WriteString(e.RequestID)
 		b.WriteByte(')')
 	}
 	return b.String()
+}
+
+// maxFieldsInError bounds the failing fields Error lists; FieldErrors has
+// them all.
+const maxFieldsInError = 10
+
+// detail says what the contextData of e's code means for the caller, or ""
+// when there is nothing to add to the message.
+func (e *APIError) detail() string {
+	switch e.Code {
+	case CodeValidation:
+		fields := e.FieldErrors()
+		if len(fields) == 0 {
+			return ""
+		}
+		paths := slices.Sorted(maps.Keys(fields))
+		var b strings.Builder
+		for i, p := range paths {
+			if i == maxFieldsInError {
+				fmt.Fprintf(&b, "; and %d more (see FieldErrors)", len(paths)-i)
+				break
+			}
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(p)
+			b.WriteString(": ")
+			b.WriteString(fields[p])
+		}
+		return b.String()
+	case CodeCardNotTokenised:
+		var cd struct{ Gateway string }
+		if json.Unmarshal(e.ContextData, &cd) != nil || cd.Gateway == "" {
+			return ""
+		}
+		return "the card has no " + cd.Gateway + " token; add one for " + cd.Gateway +
+			" (wallet.Service.AddCard) or pay with wallet.Service.PayWithRecovery"
+	case CodeLocationOffline:
+		var cd struct {
+			LastHeartbeat       *int64
+			OfflineAfterSeconds int64
+		}
+		if json.Unmarshal(e.ContextData, &cd) != nil {
+			return ""
+		}
+		last := "never"
+		if cd.LastHeartbeat != nil {
+			last = time.Unix(*cd.LastHeartbeat, 0).UTC().Format(time.RFC3339)
+		}
+		window := "recently"
+		if cd.OfflineAfterSeconds > 0 {
+			window = "in the last " + (time.Duration(cd.OfflineAfterSeconds) * time.Second).String()
+		}
+		return "last heartbeat " + last + "; the location's POS must send a heartbeat " + window +
+			" (possync.Service.Heartbeat, or a running possync.Agent) before it takes payments"
+	case CodeNotFound:
+		var cd struct{ Route string }
+		if json.Unmarshal(e.ContextData, &cd) != nil || cd.Route == "" {
+			return ""
+		}
+		return "no route " + cd.Route + "; check the client's base URL and its path"
+	}
+	return ""
 }
 
 // Is reports whether target is the Code sentinel of e's code, so that

@@ -44,6 +44,8 @@ func TestAPIErrorDecode(t *testing.T) {
 		ContextData:   json.RawMessage(`{"menuItems[0].price":"required","amount":"more than 2 fraction digits"}`),
 		RequestInfo:   RequestInfo{AccessTokenStatus: "authenticated", ServerTime: 1700000000, APIVersion: 0},
 		RequestID:     "rid-9",
+		Method:        "POST",
+		Path:          "/prefix/v1/pos/push-pull/check",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("APIError (-want +got):\n%s", diff)
@@ -55,7 +57,7 @@ func TestAPIErrorDecode(t *testing.T) {
 	if !errors.Is(err, ErrValidation) || errors.Is(err, ErrMalformedJSON) {
 		t.Errorf("errors.Is mismatch for %v", err)
 	}
-	if got, want := err.Error(), "hospo: HTTP 400: 400002 Validation failed. (request id rid-9)"; got != want {
+	if got, want := err.Error(), "hospo: POST /prefix/v1/pos/push-pull/check: HTTP 400: 400002 Validation failed: amount: more than 2 fraction digits; menuItems[0].price: required (request id rid-9)"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
@@ -69,7 +71,7 @@ func TestErrorsIsEveryCode(t *testing.T) {
 		CodeAccessTokenMissing: ErrAccessTokenMissing, CodeAccessTokenInvalid: ErrAccessTokenInvalid,
 		CodeAPIKeyMissing: ErrAPIKeyMissing, CodeAPIKeyInvalid: ErrAPIKeyInvalid, CodeAdminKeyInvalid: ErrAdminKeyInvalid,
 		CodePaymentDeclined: ErrPaymentDeclined, CodeForbidden: ErrForbidden, CodeNotFound: ErrNotFound,
-		CodeCardNotTokenised: ErrCardNotTokenised, CodeFulfillmentAlreadySet: ErrFulfillmentAlreadySet,
+		CodeCardNotTokenised: ErrCardNotTokenised, CodeMethodNotAllowed: ErrMethodNotAllowed, CodeFulfillmentAlreadySet: ErrFulfillmentAlreadySet,
 		CodeAmountExceedsOutstanding: ErrAmountExceedsOutstanding, CodeLocationOffline: ErrLocationOffline,
 		CodeIdempotencyKeyReused: ErrIdempotencyKeyReused, CodeCardNotUsable: ErrCardNotUsable,
 		CodeBodyTooLarge: ErrBodyTooLarge, CodeUnsupportedMediaType: ErrUnsupportedMediaType,
@@ -254,5 +256,45 @@ func TestCodeText(t *testing.T) {
 		if codes[i] <= codes[i-1] {
 			t.Errorf("Codes not ascending at %d: %d after %d", i, codes[i], codes[i-1])
 		}
+	}
+}
+
+// TestAPIErrorString checks what Error says for each code whose contextData
+// tells the caller what to do.
+func TestAPIErrorString(t *testing.T) {
+	t.Parallel()
+	many := map[string]string{}
+	for i := range 12 {
+		many[fmt.Sprintf("menuItems[%02d].price", i)] = "required"
+	}
+	manyJSON, _ := json.Marshal(many)
+	tests := []struct {
+		name string
+		err  APIError
+		want string
+	}{
+		{"plain", APIError{HTTPStatus: 401, Code: CodeAccessTokenInvalid, Message: "Access token invalid.", Method: "GET", Path: "/v1/user/me"},
+			"hospo: GET /v1/user/me: HTTP 401: 401002 Access token invalid."},
+		{"no call known", APIError{HTTPStatus: 502, Message: "non-JSON error body: <html>"},
+			"hospo: HTTP 502: non-JSON error body: <html>"},
+		{"validation, capped", APIError{HTTPStatus: 400, Code: CodeValidation, Message: "Validation failed.", ContextData: manyJSON, Method: "POST", Path: "/v1/pos/push-pull/check", RequestID: "r1"},
+			"hospo: POST /v1/pos/push-pull/check: HTTP 400: 400002 Validation failed: menuItems[00].price: required; menuItems[01].price: required; menuItems[02].price: required; menuItems[03].price: required; menuItems[04].price: required; menuItems[05].price: required; menuItems[06].price: required; menuItems[07].price: required; menuItems[08].price: required; menuItems[09].price: required; and 2 more (see FieldErrors) (request id r1)"},
+		{"card not tokenised", APIError{HTTPStatus: 404, Code: CodeCardNotTokenised, Message: "Payment card not tokenised.", ContextData: json.RawMessage(`{"gateway":"providerD"}`), Method: "POST", Path: "/payments/v1/payment"},
+			"hospo: POST /payments/v1/payment: HTTP 404: 404006 Payment card not tokenised: the card has no providerD token; add one for providerD (wallet.Service.AddCard) or pay with wallet.Service.PayWithRecovery"},
+		{"location offline", APIError{HTTPStatus: 409, Code: CodeLocationOffline, Message: "Location offline.", ContextData: json.RawMessage(`{"lastHeartbeat":1700000000,"offlineAfterSeconds":360}`), Method: "POST", Path: "/payments/v1/payment"},
+			"hospo: POST /payments/v1/payment: HTTP 409: 409003 Location offline: last heartbeat 2023-11-14T22:13:20Z; the location's POS must send a heartbeat in the last 6m0s (possync.Service.Heartbeat, or a running possync.Agent) before it takes payments"},
+		{"location never online", APIError{HTTPStatus: 409, Code: CodeLocationOffline, Message: "Location offline.", ContextData: json.RawMessage(`{"lastHeartbeat":null,"offlineAfterSeconds":360}`)},
+			"hospo: HTTP 409: 409003 Location offline: last heartbeat never; the location's POS must send a heartbeat in the last 6m0s (possync.Service.Heartbeat, or a running possync.Agent) before it takes payments"},
+		{"no such route", APIError{HTTPStatus: 404, Code: CodeNotFound, Message: "No such route.", ContextData: json.RawMessage(`{"route":"GET /api/v1/user/me"}`), Method: "GET", Path: "/api/v1/user/me"},
+			"hospo: GET /api/v1/user/me: HTTP 404: 404001 No such route: no route GET /api/v1/user/me; check the client's base URL and its path"},
+		{"not found, no route", APIError{HTTPStatus: 404, Code: CodeNotFound, Message: "Card not found.", Method: "GET", Path: "/v1/card/9"},
+			"hospo: GET /v1/card/9: HTTP 404: 404001 Card not found."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.err.Error(); got != tt.want {
+				t.Errorf("Error() =\n%s\nwant\n%s", got, tt.want)
+			}
+		})
 	}
 }

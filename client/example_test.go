@@ -75,7 +75,7 @@ func Example() {
 	// Output:
 	// user 7 default card 3 api version 1
 	// tokenise the card first; request id req-123
-	// true hospo: HTTP 401: 401002 Access token invalid.
+	// true hospo: GET /v1/user/me: HTTP 401: 401002 Access token invalid.
 }
 
 func ExampleMoney() {

@@ -108,6 +108,10 @@ func defaultSettings() settings {
 // WithBaseURL sets the service's base URL, such as "https://api.example.com/"
 // or the URL of a test server. It is required for EnvironmentProduction.
 // Request paths are resolved below it, so a base URL with a path prefix works.
+// It must be an absolute http or https URL without a query or fragment;
+// otherwise New (or the call, per call) fails with an error matching
+// ErrInvalidBaseURL that names the likely fix ("127.0.0.1:8080" gets
+// "use http://127.0.0.1:8080").
 func WithBaseURL(u string) Option { return func(s *settings) { s.baseURL = u } }
 
 // WithEnvironment selects the environment. EnvironmentSandbox (the default)

@@ -6,10 +6,12 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/hospo-dev/hospo-go/internal/baseurl"
 )
 
 // redacted replaces a credential in every text the SDK produces.
-const redacted = "REDACTED"
+const redacted = baseurl.Redacted
 
 // accessTokenParam matches the accessToken query parameter in any URL text,
 // whatever its encoding.
@@ -110,16 +112,23 @@ type transportError struct {
 	url    string // redacted
 	err    error  // the cause, with any *url.Error's URL redacted
 	msg    string // the cause's text, redacted
+	hint   string // what to do about it, if known
 }
 
-func (e *transportError) Error() string { return "hospo: " + e.method + " " + e.url + ": " + e.msg }
+func (e *transportError) Error() string {
+	s := "hospo: " + e.method + " " + e.url + ": " + e.msg
+	if e.hint != "" {
+		s += " (" + e.hint + ")"
+	}
+	return s
+}
 
 // Unwrap returns the cause.
 func (e *transportError) Unwrap() error { return e.err }
 
 // newTransportError wraps err, a failure of the request to u, so that
 // neither its text nor any error in its chain shows credentials.
-func (r redactor) newTransportError(method string, u *url.URL, err error) error {
+func (r redactor) newTransportError(method string, u *url.URL, err error) *transportError {
 	te := &transportError{method: method, url: r.url(u)}
 	if ue, ok := err.(*url.Error); ok {
 		// url.Error's text is `Op "URL": Err`. Keep the inner error, which is

@@ -299,7 +299,7 @@ func (f badInputFixture) cases() []badRequest {
 		badRequest{name: "clock backwards", method: "POST", path: "/sandbox/clock", header: admin, body: body(`{"advanceSeconds":-60}`), want: client.CodeValidation},
 		badRequest{name: "clock overflow", method: "POST", path: "/sandbox/clock", header: admin, body: body(`{"advanceSeconds":9223372036854775807}`)},
 		badRequest{name: "unknown route", method: "GET", path: "/v1/nothing-here", want: client.CodeNotFound},
-		badRequest{name: "wrong method", method: "DELETE", path: "/v1/user/me", token: f.tokenA, want: client.CodeNotFound},
+		badRequest{name: "wrong method", method: "DELETE", path: "/v1/user/me", token: f.tokenA, want: client.CodeMethodNotAllowed},
 		badRequest{name: "Idempotency-Key too long", method: "POST", path: "/v1/pos/push-pull/heartbeat/" + id(f.loc1), token: f.pos1,
 			header: map[string]string{client.HeaderIdempotencyKey: strings.Repeat("k", 256)}, want: client.CodeValidation},
 		badRequest{name: "two Idempotency-Keys", method: "POST", path: "/v1/pos/push-pull/heartbeat/" + id(f.loc1), token: f.pos1,

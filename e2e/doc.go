@@ -10,6 +10,10 @@
 //     credentials, malformed and mistyped JSON, oversized bodies and
 //     unknown ids. Every answer must be an error of the catalogue, and the
 //     database must be unchanged.
+//   - errors_test.go: what each error says through the SDK (err.Error()):
+//     the route of a wrong base URL path, every failing field of a 400002,
+//     the last heartbeat of a 409003, the gateway of a 404006, the kind of
+//     a 404001, and a 405001 with its Allow header.
 //   - crash_test.go: the refserver binary, built once, killed with SIGKILL
 //     under a steady mixed load and restarted on the same database; every
 //     request that got a 2xx must still be there, and the database must

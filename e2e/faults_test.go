@@ -294,7 +294,7 @@ func retryCases() []retryCase {
 		{name: "get bill", method: "GET", prepare: func(t *testing.T, w *world) (string, func(context.Context) error) {
 			res := w.pushCheck(t, caseCheck, "7.00")
 			return "/v3/bill/", func(ctx context.Context) error {
-				_, err := w.bills.Get(ctx, res.BillID, bills.AllScopes()...)
+				_, err := w.bills.Get(ctx, res.BillID, bills.AllScopes())
 				return err
 			}
 		}},

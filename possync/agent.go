@@ -124,34 +124,6 @@ func (c *AgentConfig) applyDefaults() {
 	}
 }
 
-// AgentStats is a snapshot of an Agent's work, for a POS status screen or
-// monitoring.
-type AgentStats struct {
-	// Queued is the number of distinct checks waiting for delivery,
-	// in-flight ones included.
-	Queued int
-	// Sent counts checks delivered.
-	Sent uint64
-	// Failed counts checks the service refused for good (a 4xx such as a
-	// validation error) and that were dropped.
-	Failed uint64
-	// Retried counts deliveries that failed for a temporary reason (service
-	// unreachable, 5xx, 429) and were rescheduled.
-	Retried uint64
-	// PaymentsSaved counts successful SavePayment calls.
-	PaymentsSaved uint64
-	// PaymentsAccepted counts payments accepted at the service.
-	PaymentsAccepted uint64
-	// LastPoll is the time of the last successful payments poll.
-	LastPoll time.Time
-	// LastHeartbeat is the time of the last successful heartbeat.
-	LastHeartbeat time.Time
-	// LastError is the most recent error of any kind; nil before the first.
-	LastError error
-	// LastErrorAt is when LastError happened.
-	LastErrorAt time.Time
-}
-
 // Agent is the runtime a POS embeds: it delivers checks in the background,
 // polls for payments, hands each to SavePayment and accepts it, and sends
 // heartbeats. Push never blocks the POS on the network or the disk.
@@ -177,6 +149,7 @@ type Agent struct {
 	closed   bool
 	saved    map[int64]struct{} // payment ids saved but not accepted
 	stats    AgentStats
+	waiters  map[*flushWaiter]struct{} // Flush calls under way
 
 	wakeSend    chan struct{}
 	wakePersist chan struct{}
@@ -320,13 +293,6 @@ func (a *Agent) Push(check *Check) error {
 // block; polls already asked for are not repeated.
 func (a *Agent) PollNow() { signal(a.pollNow) }
 
-// Stats returns a snapshot of the agent's counters.
-func (a *Agent) Stats() AgentStats {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.stats
-}
-
 // Run delivers checks, polls payments and sends heartbeats until ctx is
 // cancelled. It sends a heartbeat and polls at once, then at their
 // intervals. On cancellation it goes on delivering queued checks for up to
@@ -371,11 +337,12 @@ func (a *Agent) Run(ctx context.Context) error {
 
 	a.mu.Lock()
 	a.closed = true
+	a.releaseWaitersLocked()
 	left := len(a.entries)
 	a.mu.Unlock()
 	if a.store != nil {
 		close(persistStop)
-		persister.Wait() // its last flush writes every remaining check
+		persister.Wait() // its last write saves every remaining check
 		if err := a.store.Close(); err != nil {
 			a.log.Error("closing the store", "err", err)
 		}
@@ -401,11 +368,12 @@ func (a *Agent) Close() error {
 	}
 	a.mu.Lock()
 	a.closed = true
+	a.releaseWaitersLocked()
 	a.mu.Unlock()
 	if a.store == nil {
 		return nil
 	}
-	return errors.Join(a.flush(), a.store.Close())
+	return errors.Join(a.saveDirty(), a.store.Close())
 }
 
 // drain waits, after Run's context is cancelled, until every queued check

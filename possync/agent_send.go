@@ -83,6 +83,7 @@ func (a *Agent) send(ctx context.Context, check *Check, gen uint64) {
 	e := a.entries[n]
 	e.inflight = false
 	settled := false
+	var refusal error // the service's answer when it refused the check for good
 	switch {
 	case err == nil:
 		a.stats.Sent++
@@ -96,7 +97,7 @@ func (a *Agent) send(ctx context.Context, check *Check, gen uint64) {
 		a.stats.Failed++
 		a.failures = 0 // the service answered: it is up
 		a.recordErrorLocked(err)
-		settled = true
+		settled, refusal = true, err
 		a.log.Error("check refused by the service; dropped", "checkNumber", n, "err", err, "fields", fieldErrors(err))
 	default:
 		a.stats.Retried++
@@ -105,6 +106,9 @@ func (a *Agent) send(ctx context.Context, check *Check, gen uint64) {
 		a.backoff = time.Now().Add(d)
 		a.recordErrorLocked(err)
 		a.log.Warn("check delivery failed; will retry", "checkNumber", n, "err", err, "retryIn", d, "failures", a.failures)
+	}
+	if settled {
+		a.settleWaitersLocked(n, gen, refusal)
 	}
 	if settled && e.gen == gen {
 		delete(a.entries, n)
@@ -126,11 +130,16 @@ func (a *Agent) send(ctx context.Context, check *Check, gen uint64) {
 }
 
 // permanent reports whether a failed push will fail again however often it
-// is repeated: the service refused this check (validation, malformed, too
-// large). Authentication failures (401, 403) are not counted as permanent:
+// is repeated: the service (or Check.Validate before sending) refused this
+// check (validation, malformed, too large). Authentication failures (401, 403) are not counted as permanent:
 // they are a configuration problem of the agent, not of the check, and the
 // check is kept until the problem is fixed.
 func permanent(err error) bool {
+	if errors.Is(err, client.ErrValidation) {
+		// The service's 400002, or PushCheck's own Validate refusing a
+		// check loaded from a Store that an older version wrote.
+		return true
+	}
 	var ae *client.APIError
 	if !errors.As(err, &ae) {
 		return false // transport error, timeout: the service may come back
@@ -189,7 +198,7 @@ func backoffDelay(lo, hi time.Duration, n int, after time.Duration) time.Duratio
 
 // persistLoop writes the changes of the queue to the Store in batches
 // (with possync/outbox, one transaction each, so a burst of pushes costs
-// one fsync), and Push itself never waits for the disk. A final flush runs
+// one fsync), and Push itself never waits for the disk. A final write runs
 // when stop is closed.
 func (a *Agent) persistLoop(stop <-chan struct{}) {
 	retry := time.NewTimer(time.Hour)
@@ -197,14 +206,14 @@ func (a *Agent) persistLoop(stop <-chan struct{}) {
 	for {
 		select {
 		case <-stop:
-			if err := a.flush(); err != nil {
+			if err := a.saveDirty(); err != nil {
 				a.log.Error("final store write failed", "err", err)
 			}
 			return
 		case <-a.wakePersist:
 		case <-retry.C:
 		}
-		if err := a.flush(); err != nil {
+		if err := a.saveDirty(); err != nil {
 			a.recordError(err)
 			a.log.Error("store write failed; will retry", "err", err)
 			retry.Reset(a.cfg.RetryMin)
@@ -212,10 +221,10 @@ func (a *Agent) persistLoop(stop <-chan struct{}) {
 	}
 }
 
-// flush writes the newest state of every check changed since the last
-// flush, and deletes the rows of checks delivered since. On failure the
-// checks are marked changed again so that a later flush retries them.
-func (a *Agent) flush() error {
+// saveDirty writes the newest state of every check changed since the last
+// write, and deletes the rows of checks delivered since. On failure the
+// checks are marked changed again so that a later write retries them.
+func (a *Agent) saveDirty() error {
 	a.mu.Lock()
 	if len(a.dirty) == 0 {
 		a.mu.Unlock()

@@ -198,7 +198,10 @@ func TestAgentDelivers(t *testing.T) {
 		}
 	}
 	startAgent(t, a)
-	sdktest.Eventually(t, "delivery", func() bool { s := a.Stats(); return s.Sent == 3 && s.Queued == 0 })
+	flush(t, a)
+	if s := a.Stats(); s.Sent != 3 || s.Queued != 0 {
+		t.Errorf("after Flush: %v", s)
+	}
 	if got := len(api.sent()); got != 3 {
 		t.Errorf("%d pushes, want 3", got)
 	}
@@ -238,7 +241,10 @@ func TestAgentCoalescesPerCheck(t *testing.T) {
 		}
 	}
 	close(release)
-	sdktest.Eventually(t, "delivery", func() bool { s := a.Stats(); return s.Queued == 0 && s.Sent == 3 })
+	flush(t, a)
+	if s := a.Stats(); s.Queued != 0 || s.Sent != 3 {
+		t.Errorf("after Flush: %v", s)
+	}
 
 	var check1 []string
 	for _, s := range api.sent() {
@@ -280,7 +286,7 @@ func TestAgentOutboxFull(t *testing.T) {
 		t.Fatalf("a newer state of a queued check must replace it: %v", err)
 	}
 	startAgent(t, a)
-	sdktest.Eventually(t, "delivery", func() bool { return a.Stats().Queued == 0 })
+	flush(t, a)
 	if err := a.Push(checkN(3, 1)); err != nil {
 		t.Fatalf("after delivery there is room: %v", err)
 	}
@@ -365,7 +371,7 @@ func TestAgentBackoffOn503(t *testing.T) {
 	for n := int64(2); n <= 8; n++ {
 		_ = a.Push(checkN(n, 1))
 	}
-	sdktest.Eventually(t, "delivery", func() bool { return a.Stats().Queued == 0 })
+	flush(t, a)
 	s := a.Stats()
 	// The client's own retries are off: every 503 is one agent retry.
 	if s.Retried != failFirst || s.Sent != 8 || s.Failed != 0 {
@@ -461,7 +467,7 @@ func TestAgentKeepsChecksOnAuthErrors(t *testing.T) {
 		t.Errorf("Queued %d Failed %d: a credential problem must not drop checks", s.Queued, s.Failed)
 	}
 	fail.Store(false)
-	sdktest.Eventually(t, "delivery", func() bool { return a.Stats().Sent == 1 })
+	flush(t, a)
 }
 
 func TestAgentStopsOnCancel(t *testing.T) {
@@ -537,7 +543,7 @@ func TestAgentDurableStore(t *testing.T) {
 		t.Fatalf("Queued after restart = %d, want 3", q)
 	}
 	stop = startAgent(t, b)
-	sdktest.Eventually(t, "delivery", func() bool { return b.Stats().Queued == 0 })
+	flush(t, b)
 	stop()
 	if diff := cmp.Diff([]string{"1:1.00", "2:0.50", "3:1.00"}, sorted(up.sent())); diff != "" {
 		t.Errorf("delivered after restart (-want +got):\n%s", diff)
@@ -608,7 +614,7 @@ func TestAgentPushChecks(t *testing.T) {
 	}
 	noLoc.OutstandingAmount = client.MoneyFromCents(999) // Push copied it
 	startAgent(t, a)
-	sdktest.Eventually(t, "delivery", func() bool { return a.Stats().Sent == 1 })
+	flush(t, a)
 	api.mu.Lock()
 	got := api.pushes[0]
 	api.mu.Unlock()

@@ -45,7 +45,7 @@ func newSite(t *testing.T, env *refservertest.Env) *site {
 // /v3/bill/{id}).
 func bill(t *testing.T, env *refservertest.Env, loc int64, billID string) *bills.Bill {
 	t.Helper()
-	b, err := bills.NewService(env.Client(t, client.WithAPIKey(env.NewAPIKey(t, loc)))).Get(context.Background(), billID)
+	b, err := bills.NewService(env.Client(t, client.WithAPIKey(env.NewAPIKey(t, loc)))).Get(context.Background(), billID, nil)
 	if err != nil {
 		t.Fatalf("GET /v3/bill/%s: %v", billID, err)
 	}
@@ -230,7 +230,7 @@ func TestAgentServiceOutage(t *testing.T) {
 			env.Restart(t) // the service goes away and comes back
 		}
 	}
-	sdktest.Eventually(t, "delivery after the outage", func() bool { return agent.Stats().Queued == 0 })
+	flushAgent(t, agent)
 	stop()
 	st := agent.Stats()
 	if st.Failed != 0 || st.Retried == 0 {
@@ -346,7 +346,7 @@ func TestAgentRestartBetweenSaveAndAccept(t *testing.T) {
 	}
 	// The check re-pushed by SavePayment (outstanding reduced) reached the
 	// service: in the first life's drain, or from the outbox in the second.
-	sdktest.Eventually(t, "the re-pushed check", func() bool { return second.Stats().Queued == 0 })
+	flushAgent(t, second)
 	if b := bill(t, s.env, s.ID, payment.BillID); b.OutstandingAmount != client.MustParseMoney("64.10") {
 		t.Errorf("bill outstanding %v, want 64.10", b.OutstandingAmount)
 	}

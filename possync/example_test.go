@@ -232,7 +232,9 @@ func ExampleAgent_Stats() {
 	other.CheckNumber++
 	fmt.Println(agent.Push(other))
 	fmt.Println("queued:", agent.Stats().Queued)
+	fmt.Println(agent.Stats())
 	// Output:
 	// possync: outbox full
 	// queued: 1
+	// queued 1, sent 0
 }

@@ -90,12 +90,20 @@ var errNilCheck = errors.New("possync: nil check")
 //
 // POST /v1/pos/push-pull/check
 //
+// A check the service would refuse is refused here, as Agent.Push does:
+// PushCheck returns the error of Check.Validate (errors.Is(err,
+// client.ErrValidation) holds) and sends nothing. Unlike Agent.Push, it
+// does not fill in a LocationID of 0.
+//
 // PushCheck blocks for the round trip; a POS user interface should use an
 // Agent, whose Push never blocks.
 func (s *Service) PushCheck(ctx context.Context, check *Check, opts ...client.Option) (PushResult, error) {
 	var out PushResult
 	if check == nil {
 		return out, errNilCheck
+	}
+	if err := check.Validate(); err != nil {
+		return out, err
 	}
 	const path = "v1/pos/push-pull/check"
 	// Encoded here rather than by Do: json.Marshal would re-scan the

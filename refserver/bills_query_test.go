@@ -8,6 +8,7 @@ import (
 
 	"github.com/hospo-dev/hospo-go/bills"
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/rules"
 )
 
 func TestParseClosedRange(t *testing.T) {
@@ -83,28 +84,28 @@ func TestParseBillScopes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		raw     string
-		want    billScopes
+		want    rules.BillScopes
 		wantMsg string
 	}{
-		{"", billScopes{}, ""},
-		{"scope=", billScopes{}, ""},
-		{"scope=bill.items", billScopes{items: true}, ""},
-		{"scope=bill.items%2Cbill.staff", billScopes{items: true, staff: true}, ""},
+		{"", rules.BillScopes{}, ""},
+		{"scope=", rules.BillScopes{}, ""},
+		{"scope=bill.items", rules.BillScopes{Items: true}, ""},
+		{"scope=bill.items%2Cbill.staff", rules.BillScopes{Items: true, Staff: true}, ""},
 		{"scope=bill.items,bill.payments,bill.users,bill.table,table.location,bill.staff",
-			billScopes{true, true, true, true, true, true}, ""},
-		{"scope=bill.users&scope=bill.table", billScopes{users: true, table: true}, ""},
-		{"scope=bill.items,bill.items", billScopes{items: true}, ""},
-		{"scope=&scope=bill.staff", billScopes{staff: true}, ""},
-		{"scope=bill.items,,bill.staff", billScopes{}, "Empty scope"},
-		{"scope=bill.items,", billScopes{}, "Empty scope"},
-		{"scope=,bill.items", billScopes{}, "Empty scope"},
-		{"scope=bill.items,%20,bill.staff", billScopes{}, "Empty scope"},
-		{"scope=table.location,bill.table", billScopes{table: true, tableLocation: true}, ""},
-		{"scope=table.location", billScopes{}, "needs bill.table"},
-		{"scope=bill.item", billScopes{}, `Unknown scope "bill.item"`},
-		{"scope=BILL.ITEMS", billScopes{}, "Unknown scope"},
-		{"scope=" + strings.Repeat("x", 500), billScopes{}, "xxx..."},
-		{"scope=%zz", billScopes{}, "URL encoding"},
+			rules.BillScopes{Items: true, Payments: true, Users: true, Table: true, TableLocation: true, Staff: true}, ""},
+		{"scope=bill.users&scope=bill.table", rules.BillScopes{Users: true, Table: true}, ""},
+		{"scope=bill.items,bill.items", rules.BillScopes{Items: true}, ""},
+		{"scope=&scope=bill.staff", rules.BillScopes{Staff: true}, ""},
+		{"scope=bill.items,,bill.staff", rules.BillScopes{}, "Empty scope"},
+		{"scope=bill.items,", rules.BillScopes{}, "Empty scope"},
+		{"scope=,bill.items", rules.BillScopes{}, "Empty scope"},
+		{"scope=bill.items,%20,bill.staff", rules.BillScopes{}, "Empty scope"},
+		{"scope=table.location,bill.table", rules.BillScopes{Table: true, TableLocation: true}, ""},
+		{"scope=table.location", rules.BillScopes{}, "needs bill.table"},
+		{"scope=bill.item", rules.BillScopes{}, `Unknown scope "bill.item"`},
+		{"scope=BILL.ITEMS", rules.BillScopes{}, "Unknown scope"},
+		{"scope=" + strings.Repeat("x", 500), rules.BillScopes{}, "xxx..."},
+		{"scope=%zz", rules.BillScopes{}, "URL encoding"},
 	}
 	for _, tt := range tests {
 		got, err := parseBillScopes(tt.raw)
@@ -164,7 +165,7 @@ func FuzzParseBillScopes(f *testing.F) {
 			}
 			return
 		}
-		if sc.tableLocation && !sc.table {
+		if sc.TableLocation && !sc.Table {
 			t.Fatalf("parseBillScopes(%q) = %+v: table.location without bill.table", raw, sc)
 		}
 	})

@@ -1,21 +1,21 @@
 package refserver
 
 import (
-	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/refserver/console"
+	"github.com/hospo-dev/hospo-go/refserver/journal"
+	"github.com/hospo-dev/hospo-go/refserver/rules"
 )
 
 // withConsole returns the server's handler: api (the API router with its
 // middleware chain) with the console answering under /console in front of
 // it, behind hosts (the host names it answers under). j is the journal the
 // console shows.
-func (s *Server) withConsole(api *chi.Mux, j *journal, hosts func(http.Handler) http.Handler) http.Handler {
+func (s *Server) withConsole(api *chi.Mux, j *journal.Journal, hosts func(http.Handler) http.Handler) http.Handler {
 	mux := chi.NewRouter()
 	mux.Use(hosts)
 	mux.Mount(console.Prefix, console.New(console.Config{
@@ -24,10 +24,10 @@ func (s *Server) withConsole(api *chi.Mux, j *journal, hosts func(http.Handler) 
 		DB:              s.db,
 		Clock:           s.clock,
 		Faults:          s.faults,
-		Journal:         consoleJournal{j},
+		Journal:         j,
 		Logger:          s.log,
-		Gateways:        gateways,
-		POSOnlineWindow: posOnlineWindow,
+		Gateways:        rules.Gateways,
+		POSOnlineWindow: rules.POSOnlineWindow,
 		KeyAttempts:     s.adminKeys,
 	}))
 	return &consoleFront{Mux: api, console: mux}
@@ -49,23 +49,4 @@ func (f *consoleFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.Mux.ServeHTTP(w, r)
-}
-
-// consoleJournal shows the request journal to the console, filtered by
-// the rules of GET /sandbox/requests.
-type consoleJournal struct{ j *journal }
-
-func (c consoleJournal) Capacity() int { return c.j.capacity() }
-
-func (c consoleJournal) Query(q url.Values) ([]console.JournalEntry, error) {
-	f, bad := parseJournalQuery(q, c.j.capacity())
-	if len(bad) > 0 {
-		return nil, errors.New(describeBadParams(bad))
-	}
-	entries, _ := c.j.query(f)
-	out := make([]console.JournalEntry, len(entries))
-	for i, e := range entries {
-		out[i] = console.JournalEntry(e)
-	}
-	return out, nil
 }

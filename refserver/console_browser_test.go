@@ -89,9 +89,9 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	b.waitFor("the pushed check", `document.querySelector('[data-check-number="4711"]') !== null`, liveWait)
 
-	_, token := env.NewUser(t)
-	w, cardID := addConsoleCard(t, env, token, "browser card")
-	p, err := w.CreatePayment(ctx, wallet.CreatePaymentRequest{LocationID: loc, CheckNumber: 4711, CardID: cardID,
+	diner := env.NewDiner(t)
+	cardID := addConsoleCard(t, diner, "browser card")
+	p, err := diner.Wallet.CreatePayment(ctx, wallet.CreatePaymentRequest{LocationID: loc, CheckNumber: 4711, CardID: cardID,
 		Amount: client.MustParseMoney("40.00"), Tip: client.MustParseMoney("4.00")})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
+	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
@@ -124,68 +125,19 @@ func (a *consoleAgent) mustPage(path string) string {
 	return body
 }
 
-// journalList is the body of GET /sandbox/requests.
-type journalList struct {
-	Requests []journalEntry `json:"requests"`
-	LastSeq  int64          `json:"lastSeq"`
-	Capacity int            `json:"capacity"`
-}
-
-type journalEntry struct {
-	Seq           int64   `json:"seq"`
-	Time          string  `json:"time"`
-	Method        string  `json:"method"`
-	Route         string  `json:"route"`
-	Status        int     `json:"status"`
-	ErrorCode     *int    `json:"errorCode"`
-	DurationMs    float64 `json:"durationMs"`
-	RequestID     string  `json:"requestId"`
-	Credential    string  `json:"credential"`
-	UserID        *int64  `json:"userId"`
-	POSLocationID *int64  `json:"posLocationId"`
-	KeyID         *int64  `json:"keyId"`
-	LocationID    *int64  `json:"locationId"`
-}
-
 // readJournal fetches GET /sandbox/requests?query and returns the body
 // both decoded and raw.
-func readJournal(t *testing.T, env *refservertest.Env, query string) (journalList, []byte) {
+func readJournal(t *testing.T, env *refservertest.Env, query string) (sandboxapi.Journal, []byte) {
 	t.Helper()
 	var raw json.RawMessage
 	if st := env.AdminDo(t, http.MethodGet, "/sandbox/requests?"+query, nil, &raw); st != http.StatusOK {
 		t.Fatalf("GET /sandbox/requests?%s: status %d: %s", query, st, raw)
 	}
-	var l journalList
+	var l sandboxapi.Journal
 	if err := json.Unmarshal(raw, &l); err != nil {
 		t.Fatalf("decode journal: %v", err)
 	}
 	return l, raw
-}
-
-// rawRequest sends a request and returns its status and X-Request-Id.
-func rawRequest(t *testing.T, method, u string, header http.Header, body string) (int, string) {
-	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, u, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, vs := range header {
-		req.Header[k] = vs
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, req.URL.Path, err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode, resp.Header.Get("X-Request-Id")
 }
 
 // consoleCheck is an open check of the given location.
@@ -206,15 +158,16 @@ func consoleCheck(loc, number int64, staffID, total string) *possync.Check {
 // CVC must never show up anywhere the console or the journal shows.
 var consoleTestCard = wallet.CardDetails{Number: "4242424242424242", CVC: "9371", ExpiryMonth: 9, ExpiryYear: 39, HolderName: "Console Tester"}
 
-// addConsoleCard gives the user behind token a providerB card.
-func addConsoleCard(t *testing.T, env *refservertest.Env, token, nickname string) (*wallet.Service, int64) {
+// addConsoleCard gives d a providerB card, consoleTestCard, makes it
+// d.Card and returns its id.
+func addConsoleCard(t *testing.T, d *refservertest.Diner, nickname string) int64 {
 	t.Helper()
-	w := wallet.NewService(env.Client(t, client.WithAccessToken(token)), wallet.WithProviderRootCAs(env.RootCAs))
-	card, err := w.AddCard(context.Background(), wallet.AddCardRequest{
+	card, err := d.Wallet.AddCard(context.Background(), wallet.AddCardRequest{
 		Card: consoleTestCard, Providers: []wallet.Gateway{wallet.ProviderB}, Nickname: nickname,
 	})
 	if err != nil {
 		t.Fatalf("AddCard: %v", err)
 	}
-	return w, card.CardID
+	d.Card = card
+	return card.CardID
 }

@@ -8,10 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hospo-dev/hospo-go/client"
-	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
-	"github.com/hospo-dev/hospo-go/wallet"
 )
 
 func TestConsoleLogin(t *testing.T) {
@@ -182,16 +179,15 @@ func TestConsoleEscapesUserText(t *testing.T) {
 		staffID  = `"><img src=x onerror=alert(1)>`
 		nickname = `<svg onload=alert(2)>`
 	)
-	loc, posToken := env.NewLocation(t, locName, "providerB")
-	pos := possync.NewService(env.Client(t, client.WithAccessToken(posToken)))
+	venue := env.NewVenue(t, refservertest.VenueConfig{Name: locName})
+	loc, pos := venue.ID, venue.POS
 	if _, err := pos.Heartbeat(ctx, loc); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := pos.PushCheck(ctx, consoleCheck(loc, 41, staffID, "30.00")); err != nil {
 		t.Fatal(err)
 	}
-	_, token := env.NewUser(t)
-	addConsoleCard(t, env, token, nickname)
+	addConsoleCard(t, env.NewDiner(t), nickname)
 
 	a := newConsoleAgent(t, consoleURL(t, env), nil)
 	a.login(env.AdminKey)
@@ -235,8 +231,8 @@ func TestConsoleLocationPage(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
 	ctx := context.Background()
-	loc, posToken := env.NewLocation(t, "Console Bistro", "providerB")
-	pos := possync.NewService(env.Client(t, client.WithAccessToken(posToken)))
+	venue := env.NewVenue(t, refservertest.VenueConfig{Name: "Console Bistro"})
+	loc, pos := venue.ID, venue.POS
 	a := newConsoleAgent(t, consoleURL(t, env), nil)
 	a.login(env.AdminKey)
 	live := "/console/live/locations/" + fmtID(loc)
@@ -250,13 +246,9 @@ func TestConsoleLocationPage(t *testing.T) {
 	if _, err := pos.PushCheck(ctx, consoleCheck(loc, 1234, "S9", "42.50")); err != nil {
 		t.Fatal(err)
 	}
-	_, token := env.NewUser(t)
-	w, cardID := addConsoleCard(t, env, token, "dinner card")
-	p, err := w.CreatePayment(ctx, wallet.CreatePaymentRequest{LocationID: loc, CheckNumber: 1234, CardID: cardID,
-		Amount: client.MustParseMoney("40.00"), Tip: client.MustParseMoney("2.50")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	diner := env.NewDiner(t)
+	addConsoleCard(t, diner, "dinner card")
+	p := diner.Pay(t, venue, 1234, "40.00", "2.50")
 	body := a.mustPage(live)
 	for _, want := range []string{
 		`data-pos-status="online"`, `data-check-number="1234"`, "42.50",
@@ -318,14 +310,14 @@ func TestConsoleControls(t *testing.T) {
 	if live := a.mustPage("/console/live/controls"); !strings.Contains(live, "<code>/v1/location/</code>") {
 		t.Error("the active fault is not listed")
 	}
-	if st, _ := rawRequest(t, "GET", env.URL+"/v1/location/1", nil, ""); st != http.StatusServiceUnavailable {
+	if st, _ := env.Send(t, "GET", "/v1/location/1", nil, nil); st != http.StatusServiceUnavailable {
 		t.Errorf("the injected fault did not fire: status %d", st)
 	}
 	post("/console/controls/faults", url.Values{"pathPrefix": {"/v1/"}, "status": {"500"}, "count": {"5"}})
 	if page := post("/console/controls/faults/clear", url.Values{}); !strings.Contains(page, "Faults cleared.") {
 		t.Error("clearing faults is not confirmed")
 	}
-	if st, _ := rawRequest(t, "GET", env.URL+"/v1/location/1", nil, ""); st != http.StatusOK {
+	if st, _ := env.Send(t, "GET", "/v1/location/1", nil, nil); st != http.StatusOK {
 		t.Errorf("after clearing faults: status %d", st)
 	}
 
@@ -369,8 +361,8 @@ func TestConsoleRequestsPage(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
 	f := env.Fixtures(t)
-	_, okID := rawRequest(t, "POST", env.URL+"/v1/pos/push-pull/heartbeat/1?accessToken="+f.Locations[0].POSAccessToken, nil, "")
-	_, badID := rawRequest(t, "POST", env.URL+"/v1/pos/push-pull/heartbeat/2?accessToken="+f.Locations[0].POSAccessToken, nil, "")
+	_, okID := env.SendForID(t, "POST", "/v1/pos/push-pull/heartbeat/1?accessToken="+f.Locations[0].POSAccessToken, nil, nil)
+	_, badID := env.SendForID(t, "POST", "/v1/pos/push-pull/heartbeat/2?accessToken="+f.Locations[0].POSAccessToken, nil, nil)
 	a := newConsoleAgent(t, consoleURL(t, env), nil)
 	a.login(env.AdminKey)
 

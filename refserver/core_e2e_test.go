@@ -13,6 +13,7 @@ import (
 	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/wallet"
 )
 
 func TestRestartKeepsData(t *testing.T) {
@@ -124,9 +125,10 @@ func TestNoSecretsInDatabase(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
 	f := env.Fixtures(t)
-	_, userToken := env.NewUser(t)
-	locID, posToken := env.NewLocation(t, "Scan Bistro", "providerE")
-	apiKey := env.NewAPIKey(t, locID, f.Locations[0].LocationID)
+	userToken := env.NewDiner(t).AccessToken
+	venue := env.NewVenue(t, refservertest.VenueConfig{Name: "Scan Bistro", Gateway: wallet.ProviderE})
+	posToken := venue.POSToken
+	apiKey := env.NewAPIKey(t, venue.ID, f.Locations[0].LocationID)
 	// Keyed POSTs store their (sealed) responses, which hold secrets.
 	c := env.Client(t, client.WithAdminKey(env.AdminKey))
 	var keyed struct{ AccessToken string }

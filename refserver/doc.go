@@ -20,13 +20,16 @@
 // Layout: server.go wires the pieces and routes.go holds the route table;
 // package internal/api is the HTTP plumbing every endpoint shares (request
 // record, credential guards, error rendering, decoding, idempotent writes,
-// limits); one file per API area holds its handlers; every SQL statement
-// lives in package store.
+// limits); one file per API area holds its handlers; package rules holds
+// what each endpoint decides, and every SQL statement lives in package
+// store.
 //
-// To add an endpoint: write its handler in its area's file. A GET decodes
-// its parameters, runs its rule in s.db.Read and answers with s.api.JSON
-// (errors with s.api.Error); a POST is an api.WriteHandler that decodes
-// with api.Decode and returns the api.Write to run in the write transaction.
+// To add an endpoint: write its rule in package rules, a function on a
+// *store.Tx and the SDK's types, tested there without HTTP. Its handler, in
+// its area's file, decodes, calls the rule and encodes: a GET runs it in
+// s.db.Read and answers with s.api.JSON (errors with s.api.Error); a POST
+// is an api.WriteHandler that decodes with api.Decode, checks the body and
+// returns the api.Write that runs the rule in the write transaction.
 // Register it in routes.go in the group of its credential (the group's
 // guard makes the request record, read with api.RequestFrom), a POST with
 // s.writes.Post so that it is idempotent. Add it to the OpenAPI document;

@@ -62,7 +62,7 @@ func TestMiddlewareErrors(t *testing.T) {
 		{"no content type", "POST", count, map[string]string{"Content-Type": "<none>"}, `{"note":"a"}`, client.CodeUnsupportedMediaType},
 		{"unknown route", "GET", ts.url + "/v1/nothing/here", nil, "", client.CodeNotFound},
 		{"unknown POST route", "POST", ts.url + "/v9/nothing", nil, `{}`, client.CodeNotFound},
-		{"wrong method", "DELETE", ts.url + "/v1/test/user", nil, "", client.CodeNotFound},
+		{"wrong method", "DELETE", ts.url + "/v1/test/user", nil, "", client.CodeMethodNotAllowed},
 		{"panic", "GET", ts.url + "/v1/test/panic", nil, "", client.CodeInternal},
 		{"idempotency key too long", "POST", count, map[string]string{"Idempotency-Key": strings.Repeat("k", 256)}, `{"note":"a"}`, client.CodeValidation},
 	}

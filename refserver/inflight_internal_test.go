@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/journal"
 )
 
 // blockingServer serves GET /v1/test/block, which reports on entered and
@@ -97,15 +98,13 @@ func TestMaxInFlightMakesFurtherRequestsWait(t *testing.T) {
 	}
 	// The server let it go with a 429001, recorded in the journal.
 	waitFor(t, "the given-up request in the journal", func() bool {
-		var list struct {
-			Requests []journalEntry `json:"requests"`
-		}
+		var list journal.Page
 		resp := do(t, "GET", ts.url+"/sandbox/requests", map[string]string{"X-Sandbox-Admin-Key": testAdminKey}, "")
 		if err := json.Unmarshal(resp.raw, &list); err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range list.Requests {
-			if e.Method == http.MethodGet && e.ErrorCode != nil && *e.ErrorCode == int(client.CodeTooManyRequests) {
+			if e.Method == http.MethodGet && e.ErrorCode != nil && *e.ErrorCode == client.CodeTooManyRequests {
 				return true
 			}
 		}

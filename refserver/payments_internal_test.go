@@ -78,30 +78,49 @@ func TestExpiredProviderDKeysArePurged(t *testing.T) {
 	}
 }
 
-// Each user gets a burst of providerD keys and then one every few
-// seconds; beyond, 429001 with Retry-After, and other users are not held
-// up by it.
+// A user holds at most sandbox.MaxOpenProviderDKeys keys that are neither
+// used nor expired; one more is 429001 with Retry-After until the first
+// expires. Using a key or letting it expire makes room, and other users are
+// not held up.
 func TestProviderDKeysBoundedPerUser(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)
 	f := ts.fixtures(t)
+	var kids []string
 	keys := func(token string) response {
-		return do(t, "GET", ts.url+"/v2/payment/providerD/keys?accessToken="+token, nil, "")
+		resp := do(t, "GET", ts.url+"/v2/payment/providerD/keys?accessToken="+token, nil, "")
+		if key, _ := resp.body["key"].(map[string]any); key != nil {
+			kid, _ := key["keyId"].(string)
+			kids = append(kids, kid)
+		}
+		return resp
 	}
-	for i := range providerDKeyBurst {
+	for i := range sandbox.MaxOpenProviderDKeys {
 		if resp := keys(f.Users[0].AccessToken); resp.status != http.StatusOK {
 			t.Fatalf("key %d: %d %s", i, resp.status, resp.raw)
 		}
 	}
 	resp := keys(f.Users[0].AccessToken)
 	wantError(t, resp, client.CodeTooManyRequests)
-	if ra, err := strconv.Atoi(resp.header.Get("Retry-After")); err != nil || ra < 1 || ra > int(providerDKeyEvery/time.Second) {
-		t.Errorf("Retry-After %q, want 1 to %d seconds", resp.header.Get("Retry-After"), int(providerDKeyEvery/time.Second))
-	}
-	if n := countRows(t, ts, "providerd_keys"); n != providerDKeyBurst {
-		t.Errorf("%d keys stored, want %d", n, providerDKeyBurst)
+	lifetime := int(sandbox.ProviderDKeyLifetime / time.Second)
+	if ra, err := strconv.Atoi(resp.header.Get("Retry-After")); err != nil || ra < lifetime-60 || ra > lifetime {
+		t.Errorf("Retry-After %q, want about %d seconds", resp.header.Get("Retry-After"), lifetime)
 	}
 	if resp := keys(f.Users[1].AccessToken); resp.status != http.StatusOK {
 		t.Errorf("other user: %d %s", resp.status, resp.raw)
+	}
+
+	// A used key makes room for one more.
+	if err := ts.db.Write(t.Context(), func(tx *store.Tx) error { return tx.MarkProviderDKeyUsed(kids[0]) }); err != nil {
+		t.Fatal(err)
+	}
+	if resp := keys(f.Users[0].AccessToken); resp.status != http.StatusOK {
+		t.Errorf("after one key was used: %d %s", resp.status, resp.raw)
+	}
+	wantError(t, keys(f.Users[0].AccessToken), client.CodeTooManyRequests)
+	// Expired keys make room too.
+	ts.clock.SetOffset(sandbox.ProviderDKeyLifetime + time.Second)
+	if resp := keys(f.Users[0].AccessToken); resp.status != http.StatusOK {
+		t.Errorf("after the keys expired: %d %s", resp.status, resp.raw)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/hospo-dev/hospo-go/internal/fielderr"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
+	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
@@ -45,10 +45,7 @@ func (s *Server) handleCheckPush(w http.ResponseWriter, r *http.Request) (api.Wr
 		return nil, apiErrMsg(client.CodeForbidden, "The check's locationId is not the location of this POS token.")
 	}
 	check, err := checkFromWire(&wc)
-	if len(decoded) > 0 {
-		err = withDecodedErr(decoded, err)
-	}
-	if err != nil {
+	if err = api.WithDecoded(decoded, err); err != nil {
 		return nil, err
 	}
 	// The canonical encoding (fixed field order, money with two decimals)
@@ -112,49 +109,42 @@ func (s *Server) handlePaymentsPoll(w http.ResponseWriter, r *http.Request) {
 	s.api.JSON(w, r, http.StatusOK, possync.PaymentsResponse{Checks: checks, RequestInfo: s.api.Info(r)})
 }
 
-// handleAcceptPayment marks a payment accepted:
-// POST /v1/pos/push-pull/accept-payment. Accepting an accepted payment is a
-// 200 like the first time; a payment of another location is a 404001, the
-// same as an unknown one.
+// handleAcceptPayment serves POST /v1/pos/push-pull/accept-payment
+// (rules.AcceptPayment).
 func (s *Server) handleAcceptPayment(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
-	var body possync.AcceptRequest
-	bad, err := api.Decode(r, &body, "paymentId")
-	if err != nil {
+	var req possync.AcceptRequest
+	if _, err := api.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	if len(bad) > 0 {
-		return nil, validationErr(bad)
+	q := api.RequestFrom(r.Context())
+	if err := rules.CheckAccept(q.Body(), &req); err != nil {
+		return nil, err
 	}
-	id := body.PaymentID
-	if err := body.Validate(); err != nil {
-		return nil, validationErrFrom(err)
-	}
-	loc := api.RequestFrom(r.Context()).Principal().LocationID
 	return func(tx *store.Tx) (any, error) {
-		if err := tx.AcceptPayment(loc, id); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return nil, apiErr(client.CodeNotFound)
-			}
+		res, err := rules.AcceptPayment(tx, q.Principal().LocationID, req.PaymentID)
+		if err != nil {
 			return nil, err
 		}
-		return possync.AcceptResult{PaymentID: id, Status: "accepted", RequestInfo: s.api.Info(r)}, nil
+		res.RequestInfo = s.api.Info(r)
+		return res, nil
 	}, nil
 }
 
-// handleHeartbeat records that the location's POS is online:
-// POST /v1/pos/push-pull/heartbeat/{locationId}. A body, if any, is
-// ignored (but read, like every body: one over the size limit is still a
-// 413001).
+// handleHeartbeat serves POST /v1/pos/push-pull/heartbeat/{locationId}
+// (rules.Heartbeat). A body, if any, is ignored (but read, like every
+// body: one over the size limit is still a 413001).
 func (s *Server) handleHeartbeat(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	loc, err := posLocation(r)
 	if err != nil {
 		return nil, err
 	}
 	return func(tx *store.Tx) (any, error) {
-		if err := tx.TouchHeartbeat(loc); err != nil {
-			return nil, err // the token's location exists: ErrNotFound is a bug, a 500001
+		res, err := rules.Heartbeat(tx, loc)
+		if err != nil {
+			return nil, err
 		}
-		return possync.HeartbeatResult{Status: "ok", RequestInfo: s.api.Info(r)}, nil
+		res.RequestInfo = s.api.Info(r)
+		return res, nil
 	}, nil
 }
 
@@ -164,7 +154,7 @@ func (s *Server) handleHeartbeat(_ http.ResponseWriter, r *http.Request) (api.Wr
 func posLocation(r *http.Request) (int64, error) {
 	id, err := strconv.ParseInt(chi.URLParam(r, "locationId"), 10, 64)
 	if err != nil || id <= 0 {
-		return 0, apiErr(client.CodeNotFound)
+		return 0, api.NotFound("Location")
 	}
 	if !api.RequestFrom(r.Context()).Principal().CanSeeLocation(id) {
 		return 0, apiErrMsg(client.CodeForbidden, "This POS token is for another location.")

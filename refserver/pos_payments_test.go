@@ -12,66 +12,34 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/possync"
+	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
-// payer is a user with a providerB card.
-type payer struct {
-	w      *wallet.Service
-	cardID int64
-}
-
-func newPayer(t *testing.T, f *posFixture) payer {
-	t.Helper()
-	_, tok := f.env.NewUser(t)
-	w := wallet.NewService(f.env.Client(t, client.WithAccessToken(tok)))
-	card, err := w.AddCard(context.Background(), wallet.AddCardRequest{
-		Card:      wallet.CardDetails{Number: "4111111111111111", CVC: "123", ExpiryMonth: 1, ExpiryYear: 38, HolderName: "A Diner"},
-		Providers: []wallet.Gateway{wallet.ProviderB},
-	})
-	if err != nil {
-		t.Fatalf("AddCard: %v", err)
-	}
-	return payer{w: w, cardID: card.CardID}
-}
-
-func (p payer) pay(t *testing.T, loc, checkNumber int64, amount, tip string) int64 {
-	t.Helper()
-	pm, err := p.w.CreatePayment(context.Background(), wallet.CreatePaymentRequest{
-		LocationID: loc, CheckNumber: checkNumber, CardID: p.cardID,
-		Amount: client.MustParseMoney(amount), Tip: client.MustParseMoney(tip),
-	})
-	if err != nil {
-		t.Fatalf("CreatePayment: %v", err)
-	}
-	return pm.PaymentID
-}
-
 func TestPaymentsPollAndAccept(t *testing.T) {
 	t.Parallel()
-	f := newPOSFixture(t)
+	env := refservertest.Start(t)
+	venue := env.NewVenue(t, refservertest.VenueConfig{Name: "Trattoria"})
+	other := env.NewVenue(t, refservertest.VenueConfig{Name: "Bistro", Gateway: wallet.ProviderD})
 	ctx := context.Background()
-	if _, err := f.svc.Heartbeat(ctx, f.loc); err != nil {
-		t.Fatal(err)
-	}
+	venue.Heartbeat(t)
 	for _, n := range []int64{10, 11} {
-		c := fixtureCheck(t, f.loc)
+		c := fixtureCheck(t, venue.ID)
 		c.CheckNumber = n
-		if _, err := f.svc.PushCheck(ctx, c); err != nil {
-			t.Fatal(err)
-		}
+		venue.PushCheck(t, *c)
 	}
-	u := newPayer(t, f)
-	p1 := u.pay(t, f.loc, 10, "5.00", "0.50")
-	p2 := u.pay(t, f.loc, 11, "3.00", "0")
-	p3 := u.pay(t, f.loc, 10, "1.25", "0.10")
+	u := env.NewDiner(t)
+	u.AddCard(t, "4111111111111111", wallet.ProviderB)
+	p1 := u.Pay(t, venue, 10, "5.00", "0.50").PaymentID
+	p2 := u.Pay(t, venue, 11, "3.00", "0").PaymentID
+	p3 := u.Pay(t, venue, 10, "1.25", "0.10").PaymentID
 
 	money := client.MustParseMoney
 	want := map[int64][]possync.PaymentNotification{
 		10: {{PaymentID: p1, PaymentExTip: money("5.00"), Tip: money("0.50")}, {PaymentID: p3, PaymentExTip: money("1.25"), Tip: money("0.10")}},
 		11: {{PaymentID: p2, PaymentExTip: money("3.00"), Tip: money("0")}},
 	}
-	got, err := f.svc.Payments(ctx, f.loc)
+	got, err := venue.POS.Payments(ctx, venue.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +48,7 @@ func TestPaymentsPollAndAccept(t *testing.T) {
 	}
 
 	// The wire form: check numbers as keys, exact money.
-	resp, err := http.Get(f.env.URL + "/v1/pos/push-pull/payments/" + itoa(f.loc) + "?accessToken=" + f.token)
+	resp, err := http.Get(env.URL + "/v1/pos/push-pull/payments/" + itoa(venue.ID) + "?accessToken=" + venue.POSToken)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,30 +70,29 @@ func TestPaymentsPollAndAccept(t *testing.T) {
 
 	// Accepting is idempotent.
 	for range 2 {
-		res, err := f.svc.AcceptPayment(ctx, p1)
+		res, err := venue.POS.AcceptPayment(ctx, p1)
 		if err != nil || res.PaymentID != p1 || res.Status != "accepted" || res.RequestInfo.APIVersion != 1 {
 			t.Fatalf("accept: %+v, %v", res, err)
 		}
 	}
 	// Another location's POS cannot accept (or learn about) this payment.
-	other := possync.NewService(f.env.Client(t, client.WithAccessToken(f.otherTok)))
-	if _, err := other.AcceptPayment(ctx, p2); !errors.Is(err, client.ErrNotFound) {
+	if _, err := other.POS.AcceptPayment(ctx, p2); !errors.Is(err, client.ErrNotFound) {
 		t.Errorf("accept by another location: %v, want 404001", err)
 	}
 	delete(want, 10)
 	want[10] = []possync.PaymentNotification{{PaymentID: p3, PaymentExTip: money("1.25"), Tip: money("0.10")}}
-	got, err = f.svc.Payments(ctx, f.loc)
+	got, err = venue.POS.Payments(ctx, venue.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b client.Money) bool { return a == b })); diff != "" {
 		t.Errorf("poll after accepting %d (-want +got):\n%s", p1, diff)
 	}
-	pm, err := u.w.GetPayment(ctx, p1)
+	pm, err := u.Wallet.GetPayment(ctx, p1)
 	if err != nil || pm.Status != wallet.PaymentAccepted {
 		t.Errorf("payment %d: %+v, %v", p1, pm, err)
 	}
-	if pm, _ := u.w.GetPayment(ctx, p2); pm.Status != wallet.PaymentPending {
+	if pm, _ := u.Wallet.GetPayment(ctx, p2); pm.Status != wallet.PaymentPending {
 		t.Errorf("payment %d after another location's accept: %s", p2, pm.Status)
 	}
 }

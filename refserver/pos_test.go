@@ -20,6 +20,7 @@ import (
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
+	"github.com/hospo-dev/hospo-go/wallet"
 )
 
 // posFixture is a POS-side view of one location of a test server.
@@ -35,12 +36,9 @@ type posFixture struct {
 func newPOSFixture(t *testing.T, opts ...func(*refserver.Config)) *posFixture {
 	t.Helper()
 	env := refservertest.Start(t, opts...)
-	loc, tok := env.NewLocation(t, "Trattoria", "providerB")
-	other, otherTok := env.NewLocation(t, "Bistro", "providerD")
-	return &posFixture{
-		env: env, loc: loc, token: tok, otherLoc: other, otherTok: otherTok,
-		svc: possync.NewService(env.Client(t, client.WithAccessToken(tok))),
-	}
+	v := env.NewVenue(t, refservertest.VenueConfig{Name: "Trattoria"})
+	other := env.NewVenue(t, refservertest.VenueConfig{Name: "Bistro", Gateway: wallet.ProviderD})
+	return &posFixture{env: env, loc: v.ID, token: v.POSToken, otherLoc: other.ID, otherTok: other.POSToken, svc: v.POS}
 }
 
 // fixtureCheck returns the realistic check of possync's testdata for loc.

@@ -3,7 +3,6 @@ package refserver
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
@@ -40,19 +39,17 @@ type providerDKeyResponse struct {
 	RequestInfo client.RequestInfo `json:"requestInfo"`
 }
 
-// The bounds of GET /v2/payment/providerD/keys, whose every answer is a new
-// RSA-2048 key pair. A card form needs one key: a user gets
-// providerDKeyBurst at once and one more every providerDKeyEvery, and
-// beyond that 429001 with Retry-After. The keys are made ahead of time,
-// providerDKeyPool of them, by one background worker (sandbox.KeyPool), so
-// a call costs the server no key making and all callers together can
-// never take more than one core for it; a call that finds the pool empty
-// waits up to providerDKeyWait for the next key, and is then a 429001 too.
+// Every answer of GET /v2/payment/providerD/keys is a new RSA-2048 key
+// pair. The keys are made ahead of time, providerDKeyPool of them, by one
+// background worker (sandbox.KeyPool), so a call costs the server no key
+// making and all callers together never take more than one core for it; a
+// call that finds the pool empty waits up to providerDKeyWait for the next
+// key, and is otherwise a 429001. Each user holds at most
+// sandbox.MaxOpenProviderDKeys keys that are neither used nor expired; one
+// more is a 429001 too, with Retry-After until the first of them expires.
 const (
-	providerDKeyBurst = 10
-	providerDKeyEvery = 6 * time.Second
-	providerDKeyPool  = 8
-	providerDKeyWait  = 5 * time.Second
+	providerDKeyPool = 8
+	providerDKeyWait = 5 * time.Second
 )
 
 // handleProviderDKeys serves GET /v2/payment/providerD/keys: a fresh RSA
@@ -60,8 +57,17 @@ const (
 // and sandbox.ProviderDKeyLifetime on the virtual clock.
 func (s *Server) handleProviderDKeys(w http.ResponseWriter, r *http.Request) {
 	userID := api.RequestFrom(r.Context()).Principal().UserID
-	if ok, wait := s.providerDRate.Allow("user:" + strconv.FormatInt(userID, 10)); !ok {
-		s.api.Error(w, r, api.TooManyRequests(wait))
+	// Checked before a key is taken from the pool, and again as the key is
+	// stored, for two calls of one user at the same time.
+	tooMany := func(tx *store.Tx) error {
+		wait, err := sandbox.ProviderDKeyWait(tx, userID)
+		if err == nil && wait > 0 {
+			return api.TooManyRequests(wait)
+		}
+		return err
+	}
+	if err := s.db.Read(r.Context(), tooMany); err != nil {
+		s.api.Error(w, r, err)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), providerDKeyWait)
@@ -78,6 +84,9 @@ func (s *Server) handleProviderDKeys(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err = s.db.Write(r.Context(), func(tx *store.Tx) error {
+		if err := tooMany(tx); err != nil {
+			return err
+		}
 		return sandbox.StoreProviderDKey(tx, userID, kid, privJWK)
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
+	"github.com/hospo-dev/hospo-go/refserver/journal"
 	"github.com/hospo-dev/hospo-go/refserver/openapi"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 )
@@ -17,7 +18,7 @@ import (
 // own middleware. The console (/console) is served in front of all of it.
 //
 // Every request first passes api.Tracing (the request id, X-Request-Id on
-// every response), journalRequests (the request journal), api.AccessLog
+// every response), journal.Record (the request journal), api.AccessLog
 // (one line per request, never a URL or credential) and Recover (a panic
 // becomes 500001). Then, by group:
 //
@@ -29,9 +30,9 @@ import (
 //     missing or failed credential), reads the body only of a request it
 //     admits and passes it on to InFlight (at most Config.MaxInFlight
 //     requests at once) and the OpenAPI request check when configured;
-//   - the sandbox's public side (its certificate, the payment providers,
-//     the demo universal POS): the same without the OpenAPI check, which is
-//     for the API's own routes;
+//   - the sandbox's public side (its home page, its certificate, the
+//     payment providers, the demo universal POS): the same without the
+//     OpenAPI check, which is for the API's own routes;
 //   - the sandbox admin API: OnlyHosts (loopback host names and the
 //     configured ones, against DNS rebinding), LimitBody, RequireJSON and
 //     its guard, which limits wrong admin keys per client address, and
@@ -43,8 +44,8 @@ import (
 // POST that changes state is registered through s.writes.
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
-	j := newJournal(s.cfg.JournalSize)
-	r.Use(api.Tracing, journalRequests(j, s.clock.Now, s.clock.Real), api.AccessLog(s.log, s.clock.Real), s.api.Recover)
+	j := journal.New(s.cfg.JournalSize)
+	r.Use(api.Tracing, journal.Record(j, s.clock.Now, s.clock.Real), api.AccessLog(s.log, s.clock.Real), s.api.Recover)
 
 	n := s.cfg.MaxInFlight
 	if n == 0 {
@@ -58,12 +59,11 @@ func (s *Server) routes() http.Handler {
 		LimitAdminKeys(s.adminKeys)
 	adminHosts := s.api.OnlyHosts(s.adminHosts())
 	s.guards = guards.With(inFlight, s.validate)
-	notFound := guards.Unrouted(http.HandlerFunc(s.api.NotFound)).ServeHTTP
 
 	r.Group(func(r chi.Router) {
 		r.Use(faults, s.api.LimitBody, s.api.RequireJSON)
-		r.NotFound(notFound)
-		r.MethodNotAllowed(notFound)
+		r.NotFound(guards.Unrouted(http.HandlerFunc(s.api.NoRoute)).ServeHTTP)
+		r.MethodNotAllowed(guards.Unrouted(s.api.MethodNotAllowed(r)).ServeHTTP)
 
 		// Public: the documents, a location's details and its menu.
 		r.Group(func(r chi.Router) {
@@ -104,12 +104,14 @@ func (s *Server) routes() http.Handler {
 		}
 	})
 
-	// The sandbox's public side: the payment providers are public like a
-	// real provider's endpoints (providerD's tokenisation refuses plain
-	// HTTP itself), and faults apply to the demo universal POS (that is how
-	// a demo makes it fail).
+	// The sandbox's public side: the home page is for a browser opening
+	// the base URL; the payment providers are public like a real
+	// provider's endpoints (providerD's tokenisation refuses plain HTTP
+	// itself), and faults apply to the demo universal POS (that is how a
+	// demo makes it fail).
 	r.Group(func(r chi.Router) {
 		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, guards.With(inFlight).Public)
+		r.Get("/", handleHome)
 		r.Get("/sandbox/ca.pem", serveStatic("application/x-pem-file", s.cert.CertPEM))
 		r.Get("/sandbox/providerB/public-key", sb.handleProviderBPublicKey)
 		r.Post(providerDTokenisePath, sb.handleProviderDTokenise)
@@ -130,7 +132,7 @@ func (s *Server) routes() http.Handler {
 		r.Get("/sandbox/faults", sb.handleListFaults)
 		s.writes.Post(r, "/sandbox/faults", http.StatusCreated, sb.handleAddFault)
 		r.Delete("/sandbox/faults", sb.handleClearFaults)
-		r.Get(journalPath, journalHandler(s.api, j))
+		r.Get(journal.Path, journal.Handler(s.api, j))
 	}
 	r.Group(func(r chi.Router) {
 		r.Use(adminHosts, s.api.LimitBody, s.api.RequireJSON, guards.Admin)
@@ -167,10 +169,5 @@ func (s *Server) adminHosts() []string {
 // isAdminRoute reports whether path is the path of one of the admin
 // routes, for any method.
 func isAdminRoute(admin chi.Routes, path string) bool {
-	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-		if admin.Match(chi.NewRouteContext(), m, path) {
-			return true
-		}
-	}
-	return false
+	return len(api.AllowedMethods(admin, path)) > 0
 }

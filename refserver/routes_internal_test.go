@@ -17,6 +17,7 @@ import (
 // publicRoutes are the routes that need no credential, by design. Every
 // other route of the router must refuse a request without one.
 var publicRoutes = map[string]string{
+	"GET /":                             "the sandbox's home page, links only",
 	"GET /openapi.json":                 "an API description",
 	"GET /universal-pos/openapi.json":   "an API description",
 	"GET /v1/location/{locationId}":     "a location's public details",
@@ -117,4 +118,70 @@ func headersOf(cred map[string]string) map[string]string {
 		}
 	}
 	return h
+}
+
+// TestNoRouteAndWrongMethod checks what the router answers outside its
+// route table: a path it does not know is 404001 "No such route." naming
+// the method and path (never the query), and a path it knows asked with
+// another method is 405001 with Allow listing the methods the path takes.
+func TestNoRouteAndWrongMethod(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	long := "/v1/" + strings.Repeat("x", 400)
+	tests := []struct {
+		name, method, path string
+		headers            map[string]string
+		body               string
+		wantRoute          string // for a 404001
+		wantAllow          string // for a 405001
+	}{
+		{name: "unknown path", method: "GET", path: "/v9/x?accessToken=secret-token", wantRoute: "GET /v9/x"},
+		{name: "prefix before a known path", method: "GET", path: "/api/v1/user/me", wantRoute: "GET /api/v1/user/me"},
+		{name: "unknown POST path", method: "POST", path: "/v9/nothing", body: `{}`, wantRoute: "POST /v9/nothing"},
+		{name: "escapes kept", method: "GET", path: "/v9/a%20b/%2F", wantRoute: "GET /v9/a%20b/%2F"},
+		{name: "long path cut", method: "GET", path: long, wantRoute: ("GET " + long)[:256] + "..."},
+		{name: "unknown method, unknown path", method: "BREW", path: "/v9/pot", wantRoute: "BREW /v9/pot"},
+		{name: "unknown fulfillment type", method: "POST", path: "/ordering/v3/order/o-1/fulfillment-type/by-drone?accessToken=" + ts.fixtures(t).Users[0].AccessToken,
+			body: `{}`, wantRoute: "POST /ordering/v3/order/o-1/fulfillment-type/by-drone"},
+		{name: "DELETE on a GET route", method: "DELETE", path: "/v1/user/me", wantAllow: "GET"},
+		{name: "HEAD on a GET route", method: "HEAD", path: "/v1/location/1", wantAllow: "GET"},
+		{name: "GET on a POST route", method: "GET", path: "/payments/v1/payment", wantAllow: "POST"},
+		{name: "two methods", method: "PUT", path: "/sandbox/clock", wantAllow: "GET, POST"},
+		{name: "three methods", method: "PATCH", path: "/sandbox/faults", wantAllow: "GET, POST, DELETE"},
+		{name: "unknown method, known path", method: "BREW", path: "/v1/user/me", wantAllow: "GET"},
+		{name: "POST with a body", method: "POST", path: "/v1/user/me", body: `{}`, wantAllow: "GET"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			resp := do(t, tt.method, ts.url+tt.path, tt.headers, tt.body)
+			if tt.wantAllow != "" {
+				if tt.method != "HEAD" {
+					wantError(t, resp, client.CodeMethodNotAllowed)
+					if resp.body["message"] != "Method not allowed." || resp.body["contextData"] != nil {
+						t.Errorf("message %v, contextData %v", resp.body["message"], resp.body["contextData"])
+					}
+				} else if resp.status != http.StatusMethodNotAllowed {
+					t.Errorf("status %d, want 405", resp.status)
+				}
+				if got := resp.header.Values("Allow"); len(got) != 1 || got[0] != tt.wantAllow {
+					t.Errorf("Allow = %q, want %q", got, tt.wantAllow)
+				}
+				return
+			}
+			wantError(t, resp, client.CodeNotFound)
+			if resp.body["message"] != "No such route." {
+				t.Errorf("message %v, want No such route.", resp.body["message"])
+			}
+			if want := map[string]any{"route": tt.wantRoute}; !equalJSON(resp.body["contextData"], want) {
+				t.Errorf("contextData = %v, want %v", resp.body["contextData"], want)
+			}
+			if strings.Contains(string(resp.raw), "secret-token") || strings.Contains(string(resp.raw), "accessToken=") {
+				t.Errorf("the answer echoes the query: %s", resp.raw)
+			}
+			if resp.header.Get("Allow") != "" {
+				t.Errorf("Allow %q on a 404", resp.header.Get("Allow"))
+			}
+		})
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
+	"github.com/hospo-dev/hospo-go/refserver/journal"
 	"github.com/hospo-dev/hospo-go/refserver/openapi"
 	"github.com/hospo-dev/hospo-go/refserver/outbound"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
@@ -100,6 +101,10 @@ type Config struct {
 // Config.MaxInFlight is 0.
 const DefaultMaxInFlight = 256
 
+// DefaultJournalSize is how many requests the request journal keeps when
+// Config.JournalSize is 0.
+const DefaultJournalSize = journal.DefaultSize
+
 // Server is the reference server. It is safe for concurrent use; create it
 // with New and release it with Close.
 type Server struct {
@@ -118,10 +123,8 @@ type Server struct {
 	// demoPOS is the built-in demo universal POS; demo is the demo fixture.
 	demoPOS http.Handler
 	demo    sandbox.Demo
-	// providerDKeys holds providerD keys made ahead of time; providerDRate
-	// bounds how fast each user takes them.
+	// providerDKeys holds providerD keys made ahead of time.
 	providerDKeys *sandbox.KeyPool
-	providerDRate *api.RateLimiter
 
 	// The API plumbing (package api): api writes every response, tokens
 	// looks access tokens up, guards check credentials and make the
@@ -207,7 +210,6 @@ func New(cfg Config) (*Server, error) {
 
 		adminKeys:     api.NewKeyAttempts(adminKeyBurst, adminKeyEvery, cfg.Now),
 		providerDKeys: sandbox.NewKeyPool(providerDKeyPool, cfg.providerDKeyGen),
-		providerDRate: api.NewRateLimiter(1/providerDKeyEvery.Seconds(), providerDKeyBurst, cfg.Now),
 	}
 	cert, err := sandbox.LoadOrCreateCertificate(cfg.DBPath, cfg.Now())
 	if err != nil {
@@ -310,6 +312,12 @@ func (s *Server) Fixtures(ctx context.Context) (sandbox.Fixtures, error) {
 	})
 	return f, err
 }
+
+// ClockOffset returns how far the virtual clock is ahead of real time:
+// what POST /sandbox/clock has added since the last reset, kept across
+// restarts. The start-up banner shows it, since a clock left ahead by an
+// earlier run changes what the sandbox answers.
+func (s *Server) ClockOffset() time.Duration { return s.clock.Offset() }
 
 // Close stops the background workers, waits for them and closes the
 // database. In-flight requests should be finished first (http.Server's

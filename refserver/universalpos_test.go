@@ -83,7 +83,7 @@ func TestDemoLocationsHaveMenusSoonAfterStart(t *testing.T) {
 func TestDemoPOSPassesConformanceCheck(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
-	report := universalpos.Check(context.Background(), universalpos.CheckConfig{
+	report := universalpos.RunConformance(context.Background(), universalpos.ConformanceConfig{
 		URL:   env.URL + sandbox.DemoPOSPath,
 		Token: sandbox.DemoPOSToken(env.AdminKey),
 	})
@@ -137,18 +137,10 @@ func TestExternalPOSMenuIsSynced(t *testing.T) {
 	defer posSrv.Close()
 	env := refservertest.Start(t, fastPOSMonitor)
 
-	var created struct {
-		LocationID int64 `json:"locationId"`
-	}
-	status := env.AdminDo(t, http.MethodPost, "/sandbox/locations", map[string]any{
-		"name": "Pizza Place", "gateway": "providerB", "posUrl": posSrv.URL + "/", "posToken": token,
-	}, &created)
-	if status != http.StatusCreated {
-		t.Fatalf("create location: status %d", status)
-	}
+	venue := env.NewVenue(t, refservertest.VenueConfig{Name: "Pizza Place", UniversalPOSURL: posSrv.URL + "/", UniversalPOSToken: token})
 	var m locationMenu
 	eventually(t, "the first menu sync", func() bool {
-		m = getMenu(t, env, created.LocationID)
+		m = getMenu(t, env, venue.ID)
 		return m.SyncedAt != nil
 	})
 	if diff := cmp.Diff(smallMenu("9.00"), m.Menus, cmpMoney, cmpopts.EquateEmpty()); diff != "" {
@@ -158,20 +150,15 @@ func TestExternalPOSMenuIsSynced(t *testing.T) {
 	// The POS changes its price; the periodic sync picks it up.
 	pos.setMenus(smallMenu("9.50"))
 	eventually(t, "the new price", func() bool {
-		m = getMenu(t, env, created.LocationID)
+		m = getMenu(t, env, venue.ID)
 		return len(m.Menus) == 1 && m.Menus[0].Categories[0].Items[0].Price.String() == "9.50"
 	})
 
 	// A location registered with a wrong token gets no menu, and the
 	// server keeps running its other syncs.
-	status = env.AdminDo(t, http.MethodPost, "/sandbox/locations", map[string]any{
-		"name": "Wrong Token", "gateway": "providerB", "posUrl": posSrv.URL, "posToken": "nope",
-	}, &created)
-	if status != http.StatusCreated {
-		t.Fatalf("create location: status %d", status)
-	}
+	refused := env.NewVenue(t, refservertest.VenueConfig{Name: "Wrong Token", UniversalPOSURL: posSrv.URL, UniversalPOSToken: "nope"})
 	time.Sleep(300 * time.Millisecond) // a few sync rounds; nothing may arrive
-	if m := getMenu(t, env, created.LocationID); m.SyncedAt != nil || len(m.Menus) != 0 {
+	if m := getMenu(t, env, refused.ID); m.SyncedAt != nil || len(m.Menus) != 0 {
 		t.Errorf("a POS refusing the token still gave a menu: %+v", m)
 	}
 }

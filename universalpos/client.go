@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/hospo-dev/hospo-go/internal/baseurl"
 )
 
 // Defaults of the Client. Retries are few because the service has its own
@@ -103,9 +105,11 @@ func WithUserAgent(ua string) ClientOption {
 // serves /health, /menus and /orders) that authenticates with token.
 //
 // A baseURL that is not an absolute http or https URL makes every call
-// fail with a non-temporary *Error. A query or fragment in baseURL is
-// dropped: the token travels in the Authorization header only, and URLs
-// appear in error messages.
+// fail with a non-temporary *Error that matches client.ErrInvalidBaseURL
+// and, like client.New's, says what is wrong and gives the URL that was
+// probably meant ("127.0.0.1:9090" gets "http://127.0.0.1:9090"). A query
+// or fragment in baseURL is dropped: the token travels in the
+// Authorization header only, and URLs appear in error messages.
 func NewClient(baseURL, token string, opts ...ClientOption) *Client {
 	c := &Client{
 		token:       token,
@@ -123,17 +127,26 @@ func NewClient(baseURL, token string, opts ...ClientOption) *Client {
 	return c
 }
 
+// posBaseURL is what a POS's base URL must look like: the rules of the
+// service's base URL (client.New), except that a query or fragment is
+// dropped rather than refused.
+var posBaseURL = baseurl.Rules{
+	Name:      "POS base URL",
+	Server:    "a universal POS",
+	NoHost:    `has no host; use the URL the POS serves /health, /menus and /orders under, such as "https://pos.example.com/"`,
+	DropQuery: true,
+}
+
+// parseBaseURL checks a POS's base URL and shapes it for the Client, which
+// appends paths that start with "/".
 func parseBaseURL(s string) (*url.URL, error) {
-	u, err := url.Parse(s)
+	u, err := posBaseURL.Parse(s)
 	if err != nil {
-		return nil, errors.New("invalid POS base URL")
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("POS base URL %q must be an absolute http or https URL", u.Redacted())
+		return nil, err
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
-	u.RawQuery, u.Fragment = "", ""
+	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
 	return u, nil
 }
 
@@ -215,7 +228,7 @@ func (c *Client) SendOrder(ctx context.Context, order Order) (posOrderID string,
 func (c *Client) do(ctx context.Context, method, path string, payload []byte) (int, []byte, error) {
 	op := method + " " + path
 	if c.baseErr != nil {
-		return 0, nil, &Error{Op: op, Message: c.baseErr.Error()}
+		return 0, nil, &Error{Op: op, Message: c.baseErr.Error(), Err: c.baseErr}
 	}
 	for attempt := 0; ; attempt++ {
 		status, body, err := c.attempt(ctx, method, path, payload)

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jarcoal/httpmock"
 
+	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/internal/sdktest"
 	"github.com/hospo-dev/hospo-go/universalpos"
 )
@@ -299,14 +300,44 @@ func method(path string) string {
 	return http.MethodGet
 }
 
+// A bad base URL fails every call, before anything is sent, with a final
+// *Error that says what is wrong and the URL that was probably meant, as
+// client.New does for the service's base URL.
 func TestClientBadBaseURL(t *testing.T) {
 	t.Parallel()
-	for _, u := range []string{"", "pos.example.com", "ftp://pos.example.com", "http://", "://x"} {
-		_, err := universalpos.NewClient(u, testToken).Health(context.Background())
+	const prefix = "universalpos: GET /health: POS base URL "
+	tests := []struct{ base, want string }{
+		{"", `"" is empty`},
+		{"pos.example.com", `"pos.example.com" is not an absolute URL (no http:// or https://); use "https://pos.example.com"`},
+		{"127.0.0.1:9090/pos", `"127.0.0.1:9090/pos" is not an absolute URL (no http:// or https://); use "http://127.0.0.1:9090/pos"`},
+		{"http:/localhost:9090", `"http:/localhost:9090" is malformed; use "http://localhost:9090"`},
+		{"ftp://pos.example.com", `"ftp://pos.example.com" has the scheme "ftp"; a universal POS speaks http or https; use "https://pos.example.com"`},
+		{"http://", `"http://" has no host; use the URL the POS serves /health, /menus and /orders under, such as "https://pos.example.com/"`},
+		{"://x", `"://x" is not a valid URL: missing protocol scheme`},
+		{" https://pos.example.com", `" https://pos.example.com" has spaces around it; use "https://pos.example.com"`},
+		{"ws://admin:hunter2@127.0.0.1:9090", `"ws://admin:REDACTED@127.0.0.1:9090" has the scheme "ws"; a universal POS speaks http or https; use "http://admin@127.0.0.1:9090"`},
+	}
+	sent := &atomic.Int32{}
+	hc := &http.Client{Transport: roundTripFunc(func(*http.Request) (*http.Response, error) {
+		sent.Add(1)
+		return nil, errors.New("sent")
+	})}
+	for _, tt := range tests {
+		_, err := universalpos.NewClient(tt.base, testToken, universalpos.WithHTTPClient(hc)).Health(context.Background())
 		var e *universalpos.Error
 		if !errors.As(err, &e) || e.Temporary() {
-			t.Errorf("%q: err = %v, want a final *Error", u, err)
+			t.Errorf("%q: err = %v, want a final *Error", tt.base, err)
+			continue
 		}
+		if !errors.Is(err, client.ErrInvalidBaseURL) {
+			t.Errorf("%q: err = %v, want it to match client.ErrInvalidBaseURL", tt.base, err)
+		}
+		if got := err.Error(); got != prefix+tt.want {
+			t.Errorf("%q:\n got %s\nwant %s", tt.base, got, prefix+tt.want)
+		}
+	}
+	if n := sent.Load(); n != 0 {
+		t.Errorf("%d requests sent", n)
 	}
 }
 
@@ -317,7 +348,8 @@ func TestClientBaseURLWithPath(t *testing.T) {
 	mux.Handle("/pos/v1/", http.StripPrefix("/pos/v1", h))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	for _, base := range []string{srv.URL + "/pos/v1", srv.URL + "/pos/v1/"} {
+	// A query or fragment is dropped, not refused.
+	for _, base := range []string{srv.URL + "/pos/v1", srv.URL + "/pos/v1/", srv.URL + "/pos/v1/?env=test#top"} {
 		if _, err := universalpos.NewClient(base, testToken).Health(context.Background()); err != nil {
 			t.Errorf("%s: %v", base, err)
 		}

@@ -20,8 +20,9 @@
 //   - The service calls a POS with a Client: timeouts, a few retries on 5xx
 //     and timeouts (never on a 4xx), and an *Error whose Temporary method
 //     tells "try again later" from "failed for good".
-//   - Check, and the posconform command built on it, exercise a POS the
-//     way the service will and print one PASS or FAIL line per check.
+//   - RunConformance, and the posconform command built on it, exercise a
+//     POS the way the service will and print one PASS or FAIL line per
+//     conformance check.
 //
 // A vendor checks a POS with:
 //

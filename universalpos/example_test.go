@@ -137,11 +137,11 @@ func ExampleClient_SendOrder() {
 }
 
 // Check exercises a POS the way the service will.
-func ExampleCheck() {
+func ExampleRunConformance() {
 	pos := httptest.NewServer(universalpos.NewHandler(&cafe{}, universalpos.HandlerOptions{Token: "s3cret"}))
 	defer pos.Close()
 
-	report := universalpos.Check(context.Background(), universalpos.CheckConfig{
+	report := universalpos.RunConformance(context.Background(), universalpos.ConformanceConfig{
 		URL: pos.URL, Token: "s3cret", LocationID: "7",
 	})
 	for _, r := range report.Results {

@@ -63,7 +63,7 @@ func do(t *testing.T, h http.Handler, method, path, auth, contentType, body stri
 func TestHandlerPassesChecker(t *testing.T) {
 	t.Parallel()
 	srv := startPOS(t, newTestProvider())
-	report := universalpos.Check(context.Background(), universalpos.CheckConfig{URL: srv.URL, Token: testToken, HTTPClient: srv.Client()})
+	report := universalpos.RunConformance(context.Background(), universalpos.ConformanceConfig{URL: srv.URL, Token: testToken, HTTPClient: srv.Client()})
 	var out bytes.Buffer
 	_ = report.Write(&out)
 	if !report.Passed() {

@@ -204,7 +204,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if err := w.Write(header); err != nil {
 		return err
 	}
-	for b, err := range svc.All(ctx, cfg.location, cfg.from, cfg.to, scopes...) {
+	for b, err := range svc.All(ctx, cfg.location, cfg.from, cfg.to, scopes) {
 		if err != nil {
 			return err
 		}

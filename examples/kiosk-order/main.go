@@ -2,8 +2,8 @@
 // location's menu, builds an order from it, chooses collection by the
 // customer and waits until the location's POS has accepted the order.
 //
-// It runs against the sandbox, whose demo fixture supplies the user (the
-// kiosk's account) and the location:
+// It runs against the sandbox, whose demo fixture supplies the user (demo
+// user 1, the kiosk's account) and the location (demo location 1):
 //
 //	go run ./refserver/cmd/refserver -admin-key dev-admin-key &
 //	go run ./examples/kiosk-order -admin-key dev-admin-key
@@ -24,6 +24,7 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/fulfillment"
+	"github.com/hospo-dev/hospo-go/sandbox"
 	"github.com/hospo-dev/hospo-go/universalpos"
 )
 
@@ -34,22 +35,10 @@ func main() {
 	}
 }
 
-// fixtures is the part of GET /sandbox/fixtures the kiosk needs.
-type fixtures struct {
-	Users []struct {
-		UserID      int64  `json:"userId"`
-		AccessToken string `json:"accessToken"`
-	} `json:"users"`
-	Locations []struct {
-		LocationID int64  `json:"locationId"`
-		Name       string `json:"name"`
-	} `json:"locations"`
-}
-
 func run(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("kiosk-order", flag.ContinueOnError)
 	baseURL := fs.String("base-url", client.SandboxURL, "base URL of the service")
-	adminKey := fs.String("admin-key", "", "sandbox admin key (reads the demo user's token from GET /sandbox/fixtures)")
+	adminKey := fs.String("admin-key", "", "sandbox admin key (reads demo user 1's token from GET /sandbox/fixtures)")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -64,15 +53,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var fx fixtures
-	if _, err := c.Do(ctx, &client.Request{Method: "GET", Path: "sandbox/fixtures", Auth: client.AuthAdminKey}, &fx); err != nil {
+	fx, err := sandbox.NewService(c).Fixtures(ctx)
+	if err != nil {
 		return fmt.Errorf("read the demo fixture: %w", err)
 	}
 	if len(fx.Users) == 0 || len(fx.Locations) == 0 {
 		return errors.New("the demo fixture has no user or no location")
 	}
 	loc := fx.Locations[0]
-	// The kiosk's calls carry the demo user's token.
+	// The kiosk's calls carry demo user 1's token.
 	svc := fulfillment.NewService(c)
 	asUser := client.WithAccessToken(fx.Users[0].AccessToken)
 

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 )
 
@@ -21,6 +23,12 @@ func TestKioskOrder(t *testing.T) {
 	t.Log(out.String())
 	if !strings.Contains(out.String(), "accepted by the POS as ") {
 		t.Errorf("output:\n%s", out.String())
+	}
+
+	// A wrong admin key stops the kiosk at the fixture, with the typed error.
+	err = run(context.Background(), []string{"-base-url", env.URL, "-admin-key", "not-the-key"}, &strings.Builder{})
+	if !errors.Is(err, client.ErrAdminKeyInvalid) || !strings.Contains(err.Error(), "read the demo fixture") {
+		t.Errorf("run with a wrong admin key: %v, want 401005 while reading the demo fixture", err)
 	}
 }
 

@@ -22,10 +22,10 @@
 //	-check      the check number to use at both locations (default: one
 //	            derived from the time, so that every run pays a fresh check)
 //
-// The demo credentials come from GET /sandbox/fixtures and the certificate
-// of the sandbox's HTTPS listener, where providerD's tokenisation endpoint
-// lives, from GET /sandbox/ca.pem; the program trusts exactly that
-// certificate for the provider call and never turns verification off.
+// The demo credentials come from the sandbox package's Fixtures (GET
+// /sandbox/fixtures), and its ProviderTrust makes the wallet trust exactly
+// the certificate of the sandbox's HTTPS listener, where providerD's
+// tokenisation endpoint lives; verification is never turned off.
 //
 // The program also plays each location's POS (with the location's POS
 // access token): it pushes the check and sends a heartbeat, since a
@@ -39,12 +39,10 @@ package main
 
 import (
 	"context"
-	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
@@ -52,6 +50,7 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/possync"
+	"github.com/hospo-dev/hospo-go/sandbox"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
@@ -75,20 +74,6 @@ type usageError struct{ error }
 
 // defaultAdminKey is the local sandbox's well-known admin key.
 const defaultAdminKey = "sandbox-admin-key"
-
-// fixtures is the part of GET /sandbox/fixtures the program uses.
-type fixtures struct {
-	Users []struct {
-		UserID      int64  `json:"userId"`
-		AccessToken string `json:"accessToken"`
-	} `json:"users"`
-	Locations []struct {
-		LocationID     int64  `json:"locationId"`
-		Name           string `json:"name"`
-		Gateway        string `json:"gateway"`
-		POSAccessToken string `json:"posAccessToken"`
-	} `json:"locations"`
-}
 
 // testCard is a sandbox test card (any Luhn-valid number tokenises).
 func testCard(now time.Time) wallet.CardDetails {
@@ -129,8 +114,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	var fx fixtures
-	if _, err := admin.Do(ctx, &client.Request{Path: "sandbox/fixtures", Auth: client.AuthAdminKey}, &fx); err != nil {
+	sb := sandbox.NewService(admin)
+	fx, err := sb.Fixtures(ctx)
+	if err != nil {
 		return fmt.Errorf("reading the demo fixture: %w", err)
 	}
 	if len(fx.Users) == 0 || len(fx.Locations) < 2 {
@@ -139,9 +125,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fx.Locations[0].Gateway == fx.Locations[1].Gateway {
 		return errors.New("the demo locations use the same provider; nothing to recover")
 	}
-	roots, err := sandboxRoots(ctx, admin.BaseURL().String()+"sandbox/ca.pem")
+	trust, err := sb.ProviderTrust(ctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("trusting the sandbox's certificate: %w", err)
 	}
 
 	// The user's side: one client and the wallet service.
@@ -149,7 +135,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	w := wallet.NewService(userClient, wallet.WithProviderRootCAs(roots))
+	w := wallet.NewService(userClient, trust)
 
 	// The POS side of both locations: a check to pay and a heartbeat.
 	first, second := fx.Locations[0], fx.Locations[1]
@@ -168,7 +154,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	details := testCard(time.Now())
 	c, err := w.AddCard(ctx, wallet.AddCardRequest{
 		Card:      details,
-		Providers: []wallet.Gateway{wallet.Gateway(first.Gateway)},
+		Providers: []wallet.Gateway{first.Gateway},
 		Nickname:  "demo card",
 	})
 	if err != nil {
@@ -236,30 +222,4 @@ func openCheck(ctx context.Context, pos *possync.Service, locationID, number int
 		return fmt.Errorf("heartbeat: %w", err)
 	}
 	return nil
-}
-
-// sandboxRoots fetches the sandbox CA certificate (public, no credential)
-// and returns a pool holding only it.
-func sandboxRoots(ctx context.Context, url string) (*x509.CertPool, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("fetching the sandbox CA: %w", err)
-	}
-	defer resp.Body.Close()
-	pem, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return nil, fmt.Errorf("fetching the sandbox CA: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("fetching the sandbox CA: HTTP %d", resp.StatusCode)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, errors.New("the sandbox CA is not a PEM certificate")
-	}
-	return pool, nil
 }

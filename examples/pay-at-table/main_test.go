@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 )
 
@@ -42,6 +43,12 @@ func TestRun(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "404006") || strings.Contains(out.String(), "tokenising the card for") {
 		t.Errorf("second run output:\n%s", out.String())
+	}
+
+	// A wrong admin key stops the run at the fixture, with the typed error.
+	err := run(t.Context(), []string{"-base-url", env.URL, "-admin-key", "not-the-key"}, io.Discard, io.Discard)
+	if !errors.Is(err, client.ErrAdminKeyInvalid) || !strings.Contains(err.Error(), "reading the demo fixture") {
+		t.Errorf("run with a wrong admin key: %v, want 401005 while reading the demo fixture", err)
 	}
 }
 

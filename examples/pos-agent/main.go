@@ -8,8 +8,8 @@
 //	go run ./refserver/cmd/refserver -admin-key dev-admin-key
 //	go run ./examples/pos-agent -admin-key dev-admin-key
 //
-// The POS token is read from GET /sandbox/fixtures with the admin key, so
-// no credential needs copying. Stop it with Ctrl-C; with -outbox, checks
+// The POS token is read from the sandbox's demo fixture (the sandbox
+// package's Fixtures, with the admin key), so no credential needs copying. Stop it with Ctrl-C; with -outbox, checks
 // not yet delivered are kept for the next run.
 package main
 
@@ -21,7 +21,6 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"os/signal"
 	"sync"
@@ -31,6 +30,7 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/possync/outbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 func main() {
@@ -129,26 +129,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // demoLocation reads the POS token of a demo location from the sandbox's
-// fixtures (GET /sandbox/fixtures, admin key).
+// demo fixture.
 func demoLocation(ctx context.Context, baseURL, adminKey string, index int) (int64, string, error) {
 	admin, err := client.New(client.WithBaseURL(baseURL), client.WithAdminKey(adminKey))
 	if err != nil {
 		return 0, "", err
 	}
-	var fixtures struct {
-		Locations []struct {
-			LocationID     int64  `json:"locationId"`
-			Name           string `json:"name"`
-			POSAccessToken string `json:"posAccessToken"`
-		} `json:"locations"`
-	}
-	if _, err := admin.Do(ctx, &client.Request{Method: http.MethodGet, Path: "sandbox/fixtures", Auth: client.AuthAdminKey}, &fixtures); err != nil {
+	fx, err := sandbox.NewService(admin).Fixtures(ctx)
+	if err != nil {
 		return 0, "", fmt.Errorf("reading the sandbox fixtures: %w", err)
 	}
-	if index < 0 || index >= len(fixtures.Locations) {
-		return 0, "", fmt.Errorf("-location %d: the sandbox has %d demo locations", index, len(fixtures.Locations))
+	if index < 0 || index >= len(fx.Locations) {
+		return 0, "", fmt.Errorf("-location %d: the sandbox has %d demo locations", index, len(fx.Locations))
 	}
-	l := fixtures.Locations[index]
+	l := fx.Locations[index]
 	return l.LocationID, l.POSAccessToken, nil
 }
 

@@ -100,6 +100,17 @@ func TestPOSAgent(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
 	}
+
+	// A wrong admin key stops the POS at the fixture, with the typed error;
+	// so does a location the fixture does not have.
+	err = run(context.Background(), []string{"-base-url", env.URL, "-admin-key", "not-the-key"}, io.Discard, io.Discard)
+	if !errors.Is(err, client.ErrAdminKeyInvalid) || !strings.Contains(err.Error(), "reading the sandbox fixtures") {
+		t.Errorf("run with a wrong admin key: %v, want 401005 while reading the fixtures", err)
+	}
+	err = run(context.Background(), []string{"-base-url", env.URL, "-admin-key", env.AdminKey, "-location", itoa(len(fx.Locations))}, io.Discard, io.Discard)
+	if want := "the sandbox has " + itoa(len(fx.Locations)) + " demo locations"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("run with -location out of range: %v, want %q", err, want)
+	}
 }
 
 func TestRunFlags(t *testing.T) {

@@ -16,7 +16,7 @@ func TestPassesConformance(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(newHandler("example-token", slog.New(slog.DiscardHandler)))
 	defer srv.Close()
-	report := universalpos.Check(context.Background(), universalpos.CheckConfig{
+	report := universalpos.RunConformance(context.Background(), universalpos.ConformanceConfig{
 		URL: srv.URL, Token: "example-token", HTTPClient: srv.Client(),
 	})
 	var out strings.Builder

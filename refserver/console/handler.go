@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hospo-dev/hospo-go/refserver/journal"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
@@ -41,7 +42,7 @@ type Config struct {
 	Faults *sandbox.Faults
 	// Journal is the request journal the requests page shows; nil shows
 	// the journal as turned off.
-	Journal Journal
+	Journal *journal.Journal
 	// Logger receives the console's errors and logins; nil discards.
 	Logger *slog.Logger
 	// Gateways are the payment providers, in the order the users page
@@ -70,7 +71,7 @@ type KeyAttempts interface {
 type Handler struct {
 	cfg      Config
 	log      *slog.Logger
-	journal  Journal
+	journal  *journal.Journal
 	sessions *sessions
 	// origin rejects cross-origin state-changing requests (Sec-Fetch-Site
 	// and Origin headers), a second line of defence behind the CSRF token
@@ -94,7 +95,7 @@ func New(cfg Config) *Handler {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	if h.journal == nil {
-		h.journal = noJournal{}
+		h.journal = journal.New(-1)
 	}
 	h.router = h.routes()
 	return h

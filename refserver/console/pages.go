@@ -213,12 +213,12 @@ func (h *Handler) loadRequests(r *http.Request) (any, error) {
 	if q.Get("limit") == "" {
 		q.Set("limit", strconv.Itoa(min(journalLimit, max(capacity, 1))))
 	}
-	entries, err := h.journal.Query(q)
+	page, err := h.journal.Query(q)
 	if err != nil {
 		v.Error = err.Error()
 		return v, nil
 	}
-	for _, e := range entries {
+	for _, e := range page.Requests {
 		v.Entries = append(v.Entries, newJournalView(e))
 	}
 	return v, nil

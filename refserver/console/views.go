@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/journal"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
@@ -317,7 +318,7 @@ type journalView struct {
 	LocationID string
 }
 
-func newJournalView(e JournalEntry) journalView {
+func newJournalView(e journal.Entry) journalView {
 	v := journalView{
 		Seq:        e.Seq,
 		Time:       e.Time.UTC().Format("15:04:05.000"),
@@ -336,7 +337,7 @@ func newJournalView(e JournalEntry) journalView {
 		v.StatusKind = "client-error"
 	}
 	if e.ErrorCode != nil {
-		v.ErrorCode = strconv.Itoa(*e.ErrorCode)
+		v.ErrorCode = strconv.Itoa(int(*e.ErrorCode))
 	}
 	switch {
 	case e.UserID != nil:

@@ -5,6 +5,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/journal"
 )
 
 func TestMaskCard(t *testing.T) {
@@ -47,8 +50,8 @@ func TestAgo(t *testing.T) {
 func TestJournalViewSubject(t *testing.T) {
 	t.Parallel()
 	id := func(n int64) *int64 { return &n }
-	code := 403001
-	e := JournalEntry{Seq: 3, Time: time.Date(2030, 1, 2, 3, 4, 5, 6e6, time.UTC), Method: "POST", Route: "/x", Status: 403,
+	code := client.CodeForbidden
+	e := journal.Entry{Seq: 3, Time: time.Date(2030, 1, 2, 3, 4, 5, 6e6, time.UTC), Method: "POST", Route: "/x", Status: 403,
 		ErrorCode: &code, DurationMs: 1.25, Credential: "pos", POSLocationID: id(1), LocationID: id(2)}
 	got := newJournalView(e)
 	want := journalView{Seq: 3, Time: "03:04:05.006", Method: "POST", Route: "/x", Status: 403, StatusKind: "client-error",

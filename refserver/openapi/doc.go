@@ -16,11 +16,22 @@
 // github.com/getkin/kin-openapi v0.133 understands. Nullable members use the
 // 3.1 forms, type arrays (["string", "null"]) and oneOf with {"type": "null"};
 // kin-openapi's document validation rejects "null" as a type, so Load rewrites
-// those into its 3.0 model in memory (see normaliseNulls). Keywords it does not
-// know (const, examples, numeric exclusiveMinimum, propertyNames, members
-// beside $ref) are not used. Request bodies admit unknown members, as the
-// server ignores them; response bodies do not, so that an undocumented member
-// in a response is caught.
+// those into its 3.0 model in memory (see normaliseNulls). Money carries the
+// extension x-decimal-places: 2 rather than multipleOf: 0.01, which
+// validators that compute in binary floating point get wrong (they refuse
+// 19.99); Load turns it into multipleOf for kin-openapi, which checks it in
+// decimal (see applyDecimalPlaces). Keywords it does not know (const,
+// examples, numeric exclusiveMinimum, propertyNames, members beside $ref)
+// are not used. Request bodies admit unknown members, as the server ignores
+// them; response bodies do not, so that an undocumented member in a
+// response is caught.
+//
+// The documents state every rule the server enforces on a request: as schema
+// keywords where JSON Schema can say it (lengths, ranges, patterns for blank
+// strings, email addresses and times), in descriptions where the rule
+// depends on other data (menus, tokens, the clock). A test varies a valid
+// request of each endpoint through boundary values and checks that no
+// variant the document accepts is refused with 400002.
 //
 // Enforcement comes in two forms. NewRequestValidator is HTTP middleware that
 // rejects requests which break the document (the refserver's -validate flag),

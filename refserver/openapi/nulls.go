@@ -20,109 +20,28 @@ import "github.com/getkin/kin-openapi/openapi3"
 //     as much with every level of a body, and a 33-deep chain of 1.3 KB
 //     never finished. As X alone it costs one visit per value.
 func normaliseNulls(doc *openapi3.T) {
-	seen := map[*openapi3.Schema]bool{}
-	var visit func(*openapi3.SchemaRef)
-	visitAll := func(refs openapi3.SchemaRefs) {
-		for _, r := range refs {
-			visit(r)
-		}
-	}
-	visit = func(ref *openapi3.SchemaRef) {
-		if ref == nil || ref.Value == nil || seen[ref.Value] {
+	eachSchema(doc, func(s *openapi3.Schema) {
+		if s.Type == nil || !s.Type.Includes(openapi3.TypeNull) {
 			return
 		}
-		s := ref.Value
-		seen[s] = true
-		if s.Type != nil && s.Type.Includes(openapi3.TypeNull) {
-			var rest openapi3.Types
-			for _, t := range s.Type.Slice() {
-				if t != openapi3.TypeNull {
-					rest = append(rest, t)
-				}
-			}
-			s.Nullable = true
-			if len(rest) == 0 {
-				s.Type = nil
-				if len(s.Enum) == 0 {
-					s.Enum = []any{nil}
-				}
-			} else {
-				s.Type = &rest
+		var rest openapi3.Types
+		for _, t := range s.Type.Slice() {
+			if t != openapi3.TypeNull {
+				rest = append(rest, t)
 			}
 		}
-		visitAll(s.OneOf)
-		visitAll(s.AnyOf)
-		visitAll(s.AllOf)
-		collapseNullableChoice(s)
-		visit(s.Not)
-		visit(s.Items)
-		visit(s.AdditionalProperties.Schema)
-		for _, p := range s.Properties {
-			visit(p)
-		}
-	}
-	visitContent := func(c openapi3.Content) {
-		for _, mt := range c {
-			if mt != nil {
-				visit(mt.Schema)
+		s.Nullable = true
+		if len(rest) == 0 {
+			s.Type = nil
+			if len(s.Enum) == 0 {
+				s.Enum = []any{nil}
 			}
+		} else {
+			s.Type = &rest
 		}
-	}
-	visitParams := func(ps openapi3.Parameters) {
-		for _, p := range ps {
-			if p != nil && p.Value != nil {
-				visit(p.Value.Schema)
-				visitContent(p.Value.Content)
-			}
-		}
-	}
-	visitHeaders := func(hs openapi3.Headers) {
-		for _, h := range hs {
-			if h != nil && h.Value != nil {
-				visit(h.Value.Schema)
-			}
-		}
-	}
-	visitResponse := func(r *openapi3.ResponseRef) {
-		if r != nil && r.Value != nil {
-			visitHeaders(r.Value.Headers)
-			visitContent(r.Value.Content)
-		}
-	}
-	if c := doc.Components; c != nil {
-		for _, s := range c.Schemas {
-			visit(s)
-		}
-		for _, p := range c.Parameters {
-			visitParams(openapi3.Parameters{p})
-		}
-		visitHeaders(c.Headers)
-		for _, r := range c.Responses {
-			visitResponse(r)
-		}
-		for _, rb := range c.RequestBodies {
-			if rb != nil && rb.Value != nil {
-				visitContent(rb.Value.Content)
-			}
-		}
-	}
-	if doc.Paths == nil {
-		return
-	}
-	for _, item := range doc.Paths.Map() {
-		visitParams(item.Parameters)
-		for _, op := range item.Operations() {
-			visitParams(op.Parameters)
-			if op.RequestBody != nil && op.RequestBody.Value != nil {
-				visitContent(op.RequestBody.Value.Content)
-			}
-			if op.Responses != nil {
-				for _, r := range op.Responses.Map() {
-					visitResponse(r)
-				}
-			}
-		}
-	}
+	})
+	// Once every null branch has its rewritten form.
+	eachSchema(doc, collapseNullableChoice)
 }
 
 // collapseNullableChoice rewrites s, when it is nothing but a choice

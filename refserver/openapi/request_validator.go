@@ -12,7 +12,9 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
+
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 )
 
 // maxBody matches the server's body limit (contract: 1 MiB). A larger body is
@@ -265,11 +267,19 @@ type validationBody struct {
 }
 
 func writeValidationError(w http.ResponseWriter, r *http.Request, cfg requestValidatorConfig, code client.Code, fields map[string]string) {
+	shown, msg := fields, code.Message()
+	if code == client.CodeValidation {
+		// The same bound as the server's own 400002: at most
+		// fielderr.MaxReported paths, the message saying how many failed.
+		if s, m := fielderr.Report(fields); m != "" {
+			shown, msg = s, m
+		}
+	}
 	body := validationBody{
 		Error:       true,
 		Code:        code,
-		Message:     code.Message(),
-		ContextData: fields,
+		Message:     msg,
+		ContextData: shown,
 		RequestInfo: client.RequestInfo{
 			AccessTokenStatus: cfg.tokenStatus(r),
 			ServerTime:        cfg.now().Unix(),

@@ -248,3 +248,29 @@ func TestRequestValidatorDeepNesting(t *testing.T) {
 		t.Errorf("contextData (-want +got):\n%s", diff)
 	}
 }
+
+// A body with more failing fields than one 400002 names gets the server's
+// own bound: the first 100 paths, and a message saying how many failed.
+func TestRequestValidatorBoundsFieldErrors(t *testing.T) {
+	t.Parallel()
+	mw, err := openapi.NewRequestValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	item := `{"id": 1, "name": "Soup", "quantity": 1, "price": 24.50, "priceSold": null,
+		"modifiers": null, "discount": null, "category": {"name": "Starters", "category": null}}`
+	items := strings.TrimSuffix(strings.Repeat(item+",", 150), ",")
+	start := strings.Index(validCheck, `[{"id"`)
+	body := validCheck[:start] + "[" + items + "]\n}"
+	req := httptest.NewRequest("POST", "/v1/pos/push-pull/check", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	mw(http.NotFoundHandler()).ServeHTTP(rec, req)
+	var eb errorBody
+	if err := json.Unmarshal(rec.Body.Bytes(), &eb); err != nil {
+		t.Fatalf("status %d: %v: %s", rec.Code, err, rec.Body)
+	}
+	if eb.Code != 400002 || eb.Message != "Validation failed: 100 of 150 problems shown." || len(eb.ContextData) != 100 {
+		t.Errorf("code %d, message %q, %d fields", eb.Code, eb.Message, len(eb.ContextData))
+	}
+}

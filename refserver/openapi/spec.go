@@ -33,7 +33,8 @@ func mustRead(name string) []byte {
 }
 
 // Load parses and validates the reference server's document. The 3.1 null
-// forms come back in kin-openapi's nullable model (see the package comment).
+// forms come back in kin-openapi's nullable model (see the package comment),
+// and money's x-decimal-places as multipleOf (see applyDecimalPlaces).
 func Load() (*openapi3.T, error) { return load(Spec()) }
 
 // LoadUniversalPOS parses and validates the universal POS contract.
@@ -48,6 +49,9 @@ func load(data []byte) (*openapi3.T, error) {
 		return nil, fmt.Errorf("openapi: load: %w", err)
 	}
 	normaliseNulls(doc)
+	if err := applyDecimalPlaces(doc); err != nil {
+		return nil, err
+	}
 	if err := doc.Validate(loader.Context); err != nil {
 		return nil, fmt.Errorf("openapi: validate: %w", err)
 	}
@@ -66,11 +70,12 @@ type checker struct {
 var sharedChecker = sync.OnceValues(func() (*checker, error) { return newChecker(Spec()) })
 
 // registerDecoders teaches kin-openapi the non-JSON bodies of the document:
-// the sandbox CA certificate is served as application/x-pem-file, which it
-// reads as text. The registry is kin-openapi's (global); registering the
-// same decoder again is harmless.
+// the sandbox CA certificate is served as application/x-pem-file and the
+// home page as text/html, both read as text. The registry is kin-openapi's
+// (global); registering the same decoder again is harmless.
 var registerDecoders = sync.OnceFunc(func() {
 	openapi3filter.RegisterBodyDecoder("application/x-pem-file", openapi3filter.PlainBodyDecoder)
+	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
 })
 
 func newChecker(spec []byte) (*checker, error) {

@@ -28,6 +28,32 @@ func TestDocumentsStayInTheSharedSubset(t *testing.T) {
 	}
 }
 
+// Money is not described with a fractional multipleOf (0.01): validators
+// that compute in binary floating point refuse valid amounts with it
+// (19.99 and 0.07 are not whole multiples of 0.01 in float64). Money says
+// x-decimal-places instead, which every money schema carries.
+func TestMoneyNeedsNoFloatingPointMultipleOf(t *testing.T) {
+	t.Parallel()
+	for name, spec := range map[string][]byte{"openapi.json": Spec(), "universal-pos.json": UniversalPOSSpec()} {
+		var doc any
+		if err := json.Unmarshal(spec, &doc); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		money := 0
+		walkJSON(doc, "#", func(path string, m map[string]any) {
+			if v, ok := m["multipleOf"].(float64); ok && v != float64(int64(v)) {
+				t.Errorf("%s %s: multipleOf %v; say x-decimal-places", name, path, v)
+			}
+			if _, ok := m[decimalPlacesKey]; ok {
+				money++
+			}
+		})
+		if money == 0 {
+			t.Errorf("%s: no schema has %s", name, decimalPlacesKey)
+		}
+	}
+}
+
 func walkJSON(v any, path string, visit func(string, map[string]any)) {
 	switch x := v.(type) {
 	case map[string]any:

@@ -290,6 +290,22 @@ func (e *Env) AdminDo(t testing.TB, method, path string, body, out any) int {
 // the status and the response body.
 func (e *Env) Send(t testing.TB, method, pathAndQuery string, header http.Header, body []byte) (status int, respBody []byte) {
 	t.Helper()
+	resp, data := e.send(t, method, pathAndQuery, header, body)
+	return resp.StatusCode, data
+}
+
+// SendForID sends one request as Send does and returns its status and the
+// X-Request-Id the server gave it: the id under which the request journal
+// (GET /sandbox/requests) and the console know the request.
+func (e *Env) SendForID(t testing.TB, method, pathAndQuery string, header http.Header, body []byte) (status int, requestID string) {
+	t.Helper()
+	resp, _ := e.send(t, method, pathAndQuery, header, body)
+	return resp.StatusCode, resp.Header.Get(client.HeaderRequestID)
+}
+
+// send is Send returning the whole response, whose body it has read.
+func (e *Env) send(t testing.TB, method, pathAndQuery string, header http.Header, body []byte) (*http.Response, []byte) {
+	t.Helper()
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -313,7 +329,7 @@ func (e *Env) Send(t testing.TB, method, pathAndQuery string, header http.Header
 	if err != nil {
 		t.Fatalf("refservertest: %s %s: read: %v", method, pathAndQuery, err)
 	}
-	return resp.StatusCode, data
+	return resp, data
 }
 
 // mustAdmin is AdminDo that fails the test unless the status is want.

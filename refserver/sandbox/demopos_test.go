@@ -29,7 +29,7 @@ func TestDemoPOSHandlerPassesChecker(t *testing.T) {
 	mux.Handle(sandbox.DemoPOSPath+"/", http.StripPrefix(sandbox.DemoPOSPath, h))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	report := universalpos.Check(context.Background(), universalpos.CheckConfig{
+	report := universalpos.RunConformance(context.Background(), universalpos.ConformanceConfig{
 		URL: srv.URL + sandbox.DemoPOSPath, Token: sandbox.DemoPOSToken("admin-key"), HTTPClient: srv.Client(),
 	})
 	var out bytes.Buffer

@@ -2,9 +2,27 @@ package sandbox
 
 import (
 	"errors"
+	"time"
 
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
+
+// MaxOpenProviderDKeys is how many providerD keys a user may hold that are
+// neither used nor expired. A card form needs one at a time; a client that
+// asks for keys and never uses them is stopped here instead of having the
+// server make keys for it without end.
+const MaxOpenProviderDKeys = 10
+
+// ProviderDKeyWait returns 0 when userID may be handed another providerD
+// key, or else how long until the first of its open keys expires (at least
+// a second), for the 429001's Retry-After.
+func ProviderDKeyWait(tx *store.Tx, userID int64) (time.Duration, error) {
+	n, first, err := tx.OpenProviderDKeys(userID)
+	if err != nil || n < MaxOpenProviderDKeys {
+		return 0, err
+	}
+	return max(time.Second, time.Duration(first-tx.Unix())*time.Second), nil
+}
 
 // StoreProviderDKey keeps the private half of a providerD key handed to a
 // user, valid for one token and ProviderDKeyLifetime on the virtual clock.

@@ -43,6 +43,7 @@ type DB struct {
 	readS  *stmtCache // == writeS when read == write
 	tokens tokenCache
 	ckpt   *checkpointer // nil for an in-memory database; see checkpoint.go
+	lock   *fileLock     // nil for an in-memory database; see lock.go
 }
 
 // writerDriver is go-sqlite3 with wal_autocheckpoint=0 set on every new
@@ -80,6 +81,11 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 		oneConnection(w)
 		db.write, db.read = w, w
 	} else {
+		lock, err := lockDatabase(path)
+		if err != nil {
+			return nil, err
+		}
+		db.lock = lock
 		// _txlock=immediate: a write transaction takes the write lock at
 		// BEGIN, so it can never fail half-way by upgrading a read lock.
 		// busy_timeout: wait for a lock held by another process (e.g. a
@@ -89,6 +95,7 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 		const common = "_busy_timeout=5000&_foreign_keys=1&_synchronous=NORMAL"
 		w, err := sql.Open(writerDriver, path+"?_journal_mode=WAL&_txlock=immediate&"+common)
 		if err != nil {
+			lock.release()
 			return nil, fmt.Errorf("store: open: %w", err)
 		}
 		oneConnection(w)
@@ -96,12 +103,16 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 		// Open the writer first so the file exists and is in WAL mode
 		// before any reader connects.
 		if err := w.PingContext(ctx); err != nil {
-			w.Close()
-			return nil, fmt.Errorf("store: open %s: %w", path, err)
+			db.Close()
+			return nil, openError(path, err)
+		}
+		if err := checkIntegrity(ctx, w, path); err != nil {
+			db.Close()
+			return nil, err
 		}
 		c, err := sql.Open("sqlite3", path+"?"+common)
 		if err != nil {
-			w.Close()
+			db.Close()
 			return nil, fmt.Errorf("store: open: %w", err)
 		}
 		oneConnection(c)
@@ -143,8 +154,9 @@ func oneConnection(pool *sql.DB) {
 // Path returns the path the database was opened with.
 func (db *DB) Path() string { return db.path }
 
-// Close closes every connection. With the last connection gone SQLite
-// checkpoints the WAL into the main file.
+// Close closes every connection and then lets another DB open the file.
+// With the last connection gone SQLite checkpoints the WAL into the main
+// file.
 func (db *DB) Close() error {
 	if db.w != nil {
 		db.w.stop()
@@ -162,6 +174,7 @@ func (db *DB) Close() error {
 		errs = append(errs, db.read.Close())
 	}
 	errs = append(errs, db.write.Close())
+	errs = append(errs, db.lock.release())
 	return errors.Join(errs...)
 }
 

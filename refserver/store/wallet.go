@@ -209,6 +209,19 @@ func (tx *Tx) InsertProviderDKey(k ProviderDKey) error {
 	return nil
 }
 
+// OpenProviderDKeys returns how many providerD keys userID holds that are
+// neither used nor expired, and when the first of them expires (Unix
+// seconds; 0 when there is none).
+func (tx *Tx) OpenProviderDKeys(userID int64) (n int, firstExpiry int64, err error) {
+	var first sql.NullInt64
+	err = tx.queryRow(`SELECT count(*), min(expires_at) FROM providerd_keys
+		WHERE user_id = ? AND used_at IS NULL AND expires_at > ?`, userID, tx.Unix()).Scan(&n, &first)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count open providerD keys: %w", err)
+	}
+	return n, first.Int64, nil
+}
+
 // ProviderDKeyRetention is how long a providerD key is kept after it
 // expired, so that a late tokenisation or card insert is still told "key
 // expired" rather than "unknown key".

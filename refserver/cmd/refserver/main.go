@@ -3,8 +3,11 @@
 //
 //	go run ./refserver/cmd/refserver -db refserver.db
 //
-// It prints the base URLs, the admin key and the demo credentials on start
-// and shuts down gracefully on SIGINT or SIGTERM. It runs the garbage
+// It prints the base URLs, the admin key, the demo credentials and, when
+// an earlier run moved it forward, the virtual clock's lead on start, and
+// shuts down gracefully on SIGINT or SIGTERM. A second sandbox beside a
+// running one needs its own -addr, -tls-addr and -db; when an address is
+// taken, the error names the flag and a free address to give it. It runs the garbage
 // collector at GOGC=400 unless GOGC is set in the environment.
 package main
 

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -18,8 +19,8 @@ import (
 )
 
 // DefaultAdminKey is the well-known admin key of a local sandbox. It guards
-// nothing of value on a developer machine; set -admin-key when the server
-// is reachable by others.
+// nothing of value on a developer machine; the server refuses it on an
+// address that others can reach, where -admin-key must be set.
 const DefaultAdminKey = "sandbox-admin-key"
 
 // shutdownTimeout bounds how long in-flight requests may take to finish
@@ -41,6 +42,30 @@ type options struct {
 	validate          bool
 	pprofAddr         string
 	adminHosts        []string
+	timeouts          timeouts
+}
+
+// timeouts bound how long a connection of either listener may hold the
+// server without making progress. Without them a client that opens a
+// connection and goes quiet keeps its socket and goroutine forever, and
+// enough such clients use up the process's file descriptors.
+type timeouts struct {
+	readHeader time.Duration // from a connection's first byte to the end of its request headers
+	read       time.Duration // to the end of the request body
+	write      time.Duration // from the end of the request headers to the end of the response
+	idle       time.Duration // a keep-alive connection waiting for its next request
+}
+
+// newHTTPServer returns the server of one listener.
+func newHTTPServer(h http.Handler, t timeouts, errLog *log.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: t.readHeader,
+		ReadTimeout:       t.read,
+		WriteTimeout:      t.write,
+		IdleTimeout:       t.idle,
+		ErrorLog:          errLog,
+	}
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -67,6 +92,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		}
 		return nil
 	})
+	fs.DurationVar(&o.timeouts.readHeader, "read-header-timeout", 10*time.Second, "longest time a client may take to send a request's headers")
+	fs.DurationVar(&o.timeouts.read, "read-timeout", 30*time.Second, "longest time a client may take to send a whole request, body included")
+	// Past the longest injected fault latency (one minute) and a call to a
+	// POS (10 s), so that no answer the sandbox means to give is cut off.
+	fs.DurationVar(&o.timeouts.write, "write-timeout", 90*time.Second, "longest time from the end of a request's headers to the end of its response")
+	fs.DurationVar(&o.timeouts.idle, "idle-timeout", 60*time.Second, "how long a keep-alive connection may wait for its next request")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -81,6 +112,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.posHealthInterval <= 0 || o.menuSyncInterval <= 0 {
 		return o, errors.New("-pos-health-interval and -menu-sync-interval must be positive")
+	}
+	if t := o.timeouts; t.readHeader <= 0 || t.read <= 0 || t.write <= 0 || t.idle <= 0 {
+		return o, errors.New("-read-header-timeout, -read-timeout, -write-timeout and -idle-timeout must be positive")
 	}
 	return o, nil
 }
@@ -108,16 +142,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	ln, err := net.Listen("tcp", o.addr)
+	ln, tln, err := listenBoth(o)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	tln, err := net.Listen("tcp", o.tlsAddr)
-	if err != nil {
-		return err
-	}
 	defer tln.Close()
+	// The default key is printed in the README: on an address that other
+	// machines reach it would hand them the admin API, the console and
+	// every demo credential.
+	if o.adminKey == DefaultAdminKey {
+		for _, l := range []struct {
+			flag, addr string
+			ln         net.Listener
+		}{{"-addr", o.addr, ln}, {"-tls-addr", o.tlsAddr, tln}} {
+			if isExposed(l.ln.Addr()) {
+				return fmt.Errorf("refusing the well-known default admin key on %s %s, which other machines can reach: set -admin-key to a secret of your own, or listen on a loopback address such as 127.0.0.1", l.flag, l.addr)
+			}
+		}
+	}
 
 	srv, err := refserver.New(refserver.Config{
 		DBPath:            o.db,
@@ -142,10 +185,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if err != nil {
 		return err
 	}
-	printBanner(stdout, o, "http://"+publicAddr(ln.Addr()), "https://"+publicAddr(tln.Addr()), srv.CACertPath(), fixtures)
-	if isDefaultKeyExposed(o.adminKey, ln.Addr(), tln.Addr()) {
-		logger.Warn("the well-known default admin key is in use on a non-loopback address; set -admin-key")
-	}
+	banner{
+		baseURL: "http://" + publicAddr(ln.Addr()), tlsURL: "https://" + publicAddr(tln.Addr()),
+		caPath: srv.CACertPath(), db: o.db, adminKey: o.adminKey,
+		fixtures: fixtures, clockOffset: srv.ClockOffset(),
+	}.write(stdout)
 
 	if o.pprofAddr != "" {
 		pln, err := servePprof(o.pprofAddr, logger)
@@ -156,8 +200,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 
 	errLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
-	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: errLog}
-	tlsSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: errLog}
+	httpSrv := newHTTPServer(srv.Handler(), o.timeouts, errLog)
+	tlsSrv := newHTTPServer(srv.Handler(), o.timeouts, errLog)
 	errc := make(chan error, 2)
 	go func() { errc <- httpSrv.Serve(ln) }()
 	go func() { errc <- tlsSrv.Serve(tls.NewListener(tln, srv.TLSConfig())) }()

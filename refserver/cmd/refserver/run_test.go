@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/mattn/go-sqlite3" // the driver, to damage a database file in place
 
 	"github.com/hospo-dev/hospo-go/internal/syncbuf"
 
@@ -181,6 +184,8 @@ func TestRunFlagErrors(t *testing.T) {
 		{"-rate-limit", "-1"},
 		{"-log-level", "loud"},
 		{"-pos-health-interval", "0s"},
+		{"-idle-timeout", "0s"},
+		{"-read-timeout", "-1s"},
 		{"extra"},
 		{"-addr", "256.0.0.1:99999"},
 	}
@@ -193,5 +198,64 @@ func TestRunFlagErrors(t *testing.T) {
 	}
 	if err := run(t.Context(), []string{"-h"}, io.Discard, io.Discard, nil); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-h: %v, want flag.ErrHelp", err)
+	}
+}
+
+// A second server on a database that a running server has open refuses to
+// start and says why; the first keeps serving.
+func TestRunRefusesADatabaseInUse(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "busy.db")
+	first := startRun(t, "-db", db)
+	err := run(t.Context(), []string{"-db", db, "-addr", "127.0.0.1:0", "-tls-addr", "127.0.0.1:0"}, io.Discard, io.Discard, nil)
+	if err == nil || !strings.Contains(err.Error(), db+" is open in another server") {
+		t.Fatalf("second run: %v, want a refusal naming %s", err, db)
+	}
+	if got := getStatus(t, first.base+"/sandbox/ca.pem"); got != http.StatusOK {
+		t.Errorf("first server after the refusal: %d", got)
+	}
+}
+
+// A database file damaged while the server was down is refused at start,
+// with a message naming the file, rather than served until a request
+// reads a damaged page and gets a 500.
+func TestRunRefusesADamagedDatabase(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "damaged.db")
+	first := startRun(t, "-db", db)
+	first.cancel()
+	if err := <-first.done; err != nil {
+		t.Fatal(err)
+	}
+	first.done <- nil
+	// Garbage over the first page of a table that nothing reads at start:
+	// without a check the server would serve until an order is read.
+	raw, err := sql.Open("sqlite3", db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pageSize, root int64
+	if err := raw.QueryRow(`PRAGMA page_size`).Scan(&pageSize); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.QueryRow(`SELECT rootpage FROM sqlite_schema WHERE name = 'order_events'`).Scan(&root); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	f, err := os.OpenFile(db, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(bytes.Repeat([]byte{0xA5}, int(pageSize)), (root-1)*pageSize); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	// Should it start after all, it stops at once so the test can fail.
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	err = run(ctx, []string{"-db", db, "-addr", "127.0.0.1:0", "-tls-addr", "127.0.0.1:0"}, io.Discard, io.Discard, func(string, string) { cancel() })
+	if err == nil || !strings.Contains(err.Error(), "database file is damaged: "+db) {
+		t.Fatalf("run on a damaged file: %v, want a refusal naming %s", err, db)
 	}
 }

@@ -73,6 +73,29 @@ func ValueProblems(err error) (map[string]string, error) {
 	return nil, err
 }
 
+// WithDecoded returns what to answer for a body whose decoding found
+// decoded (the problems of Decode or ValueProblems) and whose rule check
+// then answered err: one 400002 naming decoding's findings and every field
+// of err, a 400002 too, that they do not cover (a value decoding refused
+// is zero, and its zero value would only add a misleading second reason).
+// With nothing decoded, or an err of another kind, err is returned as it
+// is.
+func WithDecoded(decoded map[string]string, err error) error {
+	if len(decoded) == 0 {
+		return err
+	}
+	var ae *Error
+	if err != nil && !(errors.As(err, &ae) && ae.Code == client.CodeValidation) {
+		return err
+	}
+	var f fielderr.Set
+	f.MergeFields(decoded)
+	if ae != nil {
+		f.MergeFields(ae.Fields())
+	}
+	return Invalid(f.Map())
+}
+
 // decodeValues decodes body into v. problems names the values that break
 // their own type's rule (money precision and range), left zero in v; err is
 // the 400001 of a body that cannot be decoded.

@@ -56,6 +56,15 @@ func ErrMsg(code client.Code, msg string) *Error {
 	return &Error{Code: code, Message: msg}
 }
 
+// NotFound returns the 404001 of an id that names nothing the caller may
+// see: its message names the kind of thing asked for ("Card" gives "Card
+// not found."), so a caller can tell a wrong id from a wrong route. An id
+// that belongs to someone else gets the very same answer, so the message
+// never tells whether it exists.
+func NotFound(kind string) *Error {
+	return &Error{Code: client.CodeNotFound, Message: kind + " not found."}
+}
+
 // Invalid returns a 400002 whose contextData names the failing fields,
 // JSON path -> reason: every one of them, or the first fielderr.MaxReported
 // with a message saying how many failed.

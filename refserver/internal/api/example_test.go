@@ -34,7 +34,8 @@ func ExampleWrites_Post() {
 
 	r := chi.NewRouter()
 	r.Use(api.Tracing, rd.Recover, rd.LimitBody, rd.RequireJSON)
-	r.NotFound(rd.NotFound)
+	r.NotFound(rd.NoRoute)
+	r.MethodNotAllowed(rd.MethodNotAllowed(r))
 	r.Group(func(r chi.Router) {
 		r.Use(guards.Admin)
 		writes.Post(r, "/v1/users", http.StatusCreated, func(_ http.ResponseWriter, r *http.Request) (api.Write, error) {

@@ -115,14 +115,6 @@ func (rd *Responder) Info(r *http.Request) client.RequestInfo {
 	}
 }
 
-// NotFound answers 404001: the handler of unknown routes. It also answers
-// a known path with the wrong method: the catalogue has no 405, and such a
-// request names, to the caller, no endpoint at all (the Allow header chi
-// sets still tells a curious developer what exists).
-func (rd *Responder) NotFound(w http.ResponseWriter, r *http.Request) {
-	rd.Error(w, r, Err(client.CodeNotFound))
-}
-
 // retryAfterSeconds is d in whole seconds, rounded up, at least 1: a client
 // told to wait 0 seconds would retry at once.
 func retryAfterSeconds(d time.Duration) int {

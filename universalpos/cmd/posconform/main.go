@@ -3,7 +3,7 @@
 //
 //	go run ./universalpos/cmd/posconform -url https://pos.example.com/universal -token TOKEN
 //
-// It prints one PASS or FAIL line per check (see universalpos.Check) and
+// It prints one PASS or FAIL line per check (see universalpos.RunConformance) and
 // exits 0 when every check passes, 1 when any fails and 2 on usage errors.
 // It creates test orders at the POS, so point it at a test environment.
 //
@@ -74,7 +74,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stderr, "posconform: -timeout must be positive")
 		return 2
 	}
-	report := universalpos.Check(ctx, universalpos.CheckConfig{
+	report := universalpos.RunConformance(ctx, universalpos.ConformanceConfig{
 		URL:        *posURL,
 		Token:      *token,
 		HTTPClient: &http.Client{},

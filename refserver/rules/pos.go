@@ -1,0 +1,43 @@
+package rules
+
+import (
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
+	"github.com/hospo-dev/hospo-go/possync"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
+	"github.com/hospo-dev/hospo-go/refserver/store"
+)
+
+// CheckAccept checks an accept-payment body raw, decoded into req: a
+// 400002 when paymentId is missing, or when possync.AcceptRequest.Validate
+// refuses it.
+func CheckAccept(raw []byte, req *possync.AcceptRequest) error {
+	if bad := fielderr.Missing(raw, "paymentId"); len(bad) > 0 {
+		return api.Invalid(bad)
+	}
+	var bad fielderr.Set
+	if err := bad.Merge(req.Validate()); err != nil {
+		return err
+	}
+	return invalid(&bad)
+}
+
+// AcceptPayment marks a payment of the POS's location accepted (POST
+// /v1/pos/push-pull/accept-payment). Accepting an accepted payment
+// succeeds like the first time; a payment of another location is a
+// 404001, the same as an unknown one.
+func AcceptPayment(tx *store.Tx, locationID, paymentID int64) (possync.AcceptResult, error) {
+	if err := tx.AcceptPayment(locationID, paymentID); err != nil {
+		return possync.AcceptResult{}, notFound(err, "Payment")
+	}
+	return possync.AcceptResult{PaymentID: paymentID, Status: "accepted"}, nil
+}
+
+// Heartbeat records that the location's POS is online (POST
+// /v1/pos/push-pull/heartbeat/{locationId}); the caller has checked that
+// the POS token is the location's.
+func Heartbeat(tx *store.Tx, locationID int64) (possync.HeartbeatResult, error) {
+	if err := tx.TouchHeartbeat(locationID); err != nil {
+		return possync.HeartbeatResult{}, err // the token's location exists: ErrNotFound is a bug, a 500001
+	}
+	return possync.HeartbeatResult{Status: "ok"}, nil
+}
