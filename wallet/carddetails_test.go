@@ -27,9 +27,16 @@ func TestCardDetailsMasking(t *testing.T) {
 	outs = append(outs, fmt.Sprint(d), fmt.Sprintln(d), d.String(), d.GoString(),
 		fmt.Sprintf("%v", struct{ C CardDetails }{d}), fmt.Sprintf("%+v", map[string]CardDetails{"k": d}))
 
+	// The log lines leave out their time, whose digits could hold the CVC.
 	var buf bytes.Buffer
-	slog.New(slog.NewJSONHandler(&buf, nil)).Info("card", "card", d)
-	slog.New(slog.NewTextHandler(&buf, nil)).Info("card", "card", d, "ptr", &d)
+	noTime := &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+		if len(groups) == 0 && a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}
+	slog.New(slog.NewJSONHandler(&buf, noTime)).Info("card", "card", d)
+	slog.New(slog.NewTextHandler(&buf, noTime)).Info("card", "card", d, "ptr", &d)
 	outs = append(outs, buf.String())
 
 	j, err := json.Marshal(struct{ Card CardDetails }{d})
