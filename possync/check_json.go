@@ -24,7 +24,14 @@ func (c Check) MarshalJSON() ([]byte, error) {
 	if c.tooDeep() {
 		return nil, errCheckTooDeep
 	}
-	return c.appendJSON(make([]byte, 0, 1024)), nil
+	return c.appendJSON(make([]byte, 0, c.sizeHint())), nil
+}
+
+// sizeHint guesses the length of the encoding from generous sizes of a
+// check's parts, so that a realistic check is written without growing
+// its buffer.
+func (c *Check) sizeHint() int {
+	return 256 + 64*len(c.Discounts) + 384*len(c.MenuItems)
 }
 
 // maxEncodeDepth bounds the nesting of modifiers and of categories that
