@@ -212,14 +212,14 @@ func (d *decoder) strField(p *string) bool {
 // value that read reads.
 func (d *decoder) element(name string, i int, report bool, read func() bool) bool {
 	d.enterElement(name, i)
-	defer d.leave()
-	if d.null() {
-		if report {
-			d.missing.AddAt(d.at(), "", fielderr.ReasonRequired)
-		}
-		return true
+	ok := true
+	if !d.null() {
+		ok = read()
+	} else if report {
+		d.missing.AddAt(d.at(), "", fielderr.ReasonRequired)
 	}
-	return read()
+	d.leave()
+	return ok
 }
 
 func (d *decoder) discounts(out *[]possync.Discount) bool {
@@ -277,12 +277,14 @@ func (d *decoder) menuItem(m *possync.MenuItem) bool {
 		case 6:
 			m.Discount = new(possync.Discount)
 			d.enterMember("discount")
-			defer d.leave()
-			return d.discount(m.Discount, depth+1)
+			ok := d.discount(m.Discount, depth+1)
+			d.leave()
+			return ok
 		case 7:
 			d.enterMember("category")
-			defer d.leave()
-			return d.category(&m.Category, depth+1, 1)
+			ok := d.category(&m.Category, depth+1, 1)
+			d.leave()
+			return ok
 		}
 		return false
 	})
@@ -333,8 +335,9 @@ func (d *decoder) category(c *possync.Category, depth, level int) bool {
 		case 1:
 			c.Category = new(possync.Category)
 			d.enterMember("category")
-			defer d.leave()
-			return d.category(c.Category, depth+1, level+1)
+			ok := d.category(c.Category, depth+1, level+1)
+			d.leave()
+			return ok
 		}
 		return false
 	})
