@@ -97,7 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(slog.NewTextHandler(newLineWriter(stderr), &slog.HandlerOptions{Level: level}))
 
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
