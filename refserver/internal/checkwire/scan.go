@@ -24,7 +24,7 @@ type scanner struct {
 
 // ws skips white space.
 func (d *scanner) ws() {
-	for d.i < len(d.s) {
+	for d.i < len(d.s) && d.s[d.i] <= ' ' {
 		switch d.s[d.i] {
 		case ' ', '\t', '\n', '\r':
 			d.i++
@@ -73,13 +73,22 @@ func (d *scanner) str() (string, bool) {
 		return "", false
 	}
 	start := d.i
-	plain, ascii := true, true
-	for j := start + 1; j < len(d.s); j++ {
+	j := start + 1
+	for j < len(d.s) && plain[d.s[j]] {
+		j++
+	}
+	if j < len(d.s) && d.s[j] == '"' {
+		d.i = j + 1
+		return d.s[start+1 : j], true
+	}
+	// Escapes, control characters or bytes past ASCII: find the end, then
+	// let encoding/json judge what is not plain valid UTF-8.
+	escaped := false
+	for ; j < len(d.s); j++ {
 		switch c := d.s[j]; {
 		case c == '"':
 			d.i = j + 1
-			v := d.s[start+1 : j]
-			if plain && (ascii || utf8.ValidString(v)) {
+			if v := d.s[start+1 : j]; !escaped && utf8.ValidString(v) {
 				return v, true
 			}
 			var u string
@@ -88,16 +97,23 @@ func (d *scanner) str() (string, bool) {
 			}
 			return u, true
 		case c == '\\':
-			plain = false
+			escaped = true
 			j++ // the escaped byte cannot end the string
 		case c < 0x20:
 			return "", false
-		case c >= utf8.RuneSelf:
-			ascii = false
 		}
 	}
 	return "", false
 }
+
+// plain marks the bytes a string holds as they are: printable ASCII other
+// than the quote and the backslash.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // number reads a JSON number and returns its text and whether it is an
 // integer (no fraction, no exponent).
