@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -69,7 +70,7 @@ func (s *Server) handleCheckPush(w http.ResponseWriter, r *http.Request) (api.Wr
 		ServiceChargeAmount: check.ServiceChargeAmount.Cents(),
 		TipsPaid:            check.TipsPaid.Cents(),
 	}
-	newID := newBillID()
+	newID := newBillID(time.Now())
 	return func(tx *store.Tx) (any, error) {
 		billID, version, _, err := tx.UpsertCheck(newID, row)
 		if err != nil {
@@ -168,11 +169,20 @@ func posLocation(r *http.Request) (int64, error) {
 	return id, nil
 }
 
-// newBillID returns a random UUID (version 4) as the id of a new bill.
-func newBillID() string {
+// newBillID returns the id of a new bill: a UUID of version 7 (RFC 9562),
+// the time of now in milliseconds followed by 74 random bits. Ids in time
+// order land at the end of the bills table's primary key index, where a
+// batch of new bills shares a few pages, rather than one page each
+// scattered across it: every page a transaction changes is written to the
+// WAL again.
+func newBillID(now time.Time) string {
 	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	b[6] = b[6]&0x0f | 0x40
+	_, _ = rand.Read(b[6:]) // crypto/rand.Read never fails
+	ms := uint64(now.UnixMilli())
+	for i := range 6 {
+		b[i] = byte(ms >> (40 - 8*i))
+	}
+	b[6] = b[6]&0x0f | 0x70
 	b[8] = b[8]&0x3f | 0x80
 	var s [36]byte
 	hex.Encode(s[0:8], b[0:4])
