@@ -37,8 +37,12 @@ var categoryMembers = [...]member{{"name", false}, {"category", true}}
 
 // lookup returns the index of the member named key, matched as
 // encoding/json matches a struct field (exactly, or else without regard to
-// case), or -1.
-func lookup(ms []member, key string) int {
+// case), or -1. Clients send the members in the order of ms, so the member
+// after the last one found, next, is tried first.
+func lookup(ms []member, key string, next int) int {
+	if next < len(ms) && ms[next].name == key {
+		return next
+	}
 	for i := range ms {
 		if ms[i].name == key {
 			return i
@@ -104,13 +108,14 @@ func (d *decoder) object(ms []member, depth int, report bool, field func(i int) 
 		return false
 	}
 	var seen, set uint32
+	next := 0
 	if !d.consume('}') {
 		for {
 			key, ok := d.str()
 			if !ok || !d.consume(':') {
 				return false
 			}
-			i := lookup(ms, key)
+			i := lookup(ms, key, next)
 			switch {
 			case i < 0:
 				if !d.skip(depth) {
@@ -119,6 +124,7 @@ func (d *decoder) object(ms []member, depth int, report bool, field func(i int) 
 			case seen&(1<<i) != 0:
 				return false
 			default:
+				next = i + 1
 				seen |= 1 << i
 				if !d.null() {
 					if !field(i) {
