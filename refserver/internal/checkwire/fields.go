@@ -68,7 +68,7 @@ type decoder struct {
 	// while one above it is in use, so a pointer into an array that append
 	// has since outgrown still reads the right value.
 	paths []fielderr.Path
-	first [16]fielderr.Path
+	first [8]fielderr.Path
 }
 
 func newDecoder(s string, missing *fielderr.Set) *decoder {
