@@ -1,13 +1,9 @@
 package refserver
 
 import (
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -47,32 +43,12 @@ func (s *Server) handleCheckPush(w http.ResponseWriter, r *http.Request) (api.Wr
 	if err := push.Validate(); err != nil {
 		return nil, err
 	}
-	check := &push.Check
-	// The canonical encoding (fixed field order, money with two decimals)
-	// is what is stored and hashed, so a push that differs only in
-	// formatting or field order is the same content.
-	canonical, err := check.MarshalJSON()
+	row, err := store.NewCheckRow(&push.Check)
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(canonical)
-	row := store.CheckRow{
-		LocationID:          check.LocationID,
-		CheckNumber:         check.CheckNumber,
-		Status:              string(check.Status),
-		ContentHash:         hex.EncodeToString(sum[:]),
-		CheckJSON:           string(canonical),
-		TableNumber:         int64(check.TableNumber),
-		StaffID:             check.StaffID,
-		Guests:              int64(check.Guests),
-		TotalAmount:         check.TotalAmount.Cents(),
-		OutstandingAmount:   check.OutstandingAmount.Cents(),
-		ServiceChargeAmount: check.ServiceChargeAmount.Cents(),
-		TipsPaid:            check.TipsPaid.Cents(),
-	}
-	newID := newBillID(time.Now())
 	return func(tx *store.Tx) (any, error) {
-		billID, version, _, err := tx.UpsertCheck(newID, row)
+		billID, version, _, err := tx.UpsertCheck(row)
 		if err != nil {
 			return nil, err
 		}
@@ -167,32 +143,4 @@ func posLocation(r *http.Request) (int64, error) {
 		return 0, apiErrMsg(client.CodeForbidden, "This POS token is for another location.")
 	}
 	return id, nil
-}
-
-// newBillID returns the id of a new bill: a UUID of version 7 (RFC 9562),
-// the time of now in milliseconds followed by 74 random bits. Ids in time
-// order land at the end of the bills table's primary key index, where a
-// batch of new bills shares a few pages, rather than one page each
-// scattered across it: every page a transaction changes is written to the
-// WAL again.
-func newBillID(now time.Time) string {
-	var b [16]byte
-	_, _ = rand.Read(b[6:]) // crypto/rand.Read never fails
-	ms := uint64(now.UnixMilli())
-	for i := range 6 {
-		b[i] = byte(ms >> (40 - 8*i))
-	}
-	b[6] = b[6]&0x0f | 0x70
-	b[8] = b[8]&0x3f | 0x80
-	var s [36]byte
-	hex.Encode(s[0:8], b[0:4])
-	s[8] = '-'
-	hex.Encode(s[9:13], b[4:6])
-	s[13] = '-'
-	hex.Encode(s[14:18], b[6:8])
-	s[18] = '-'
-	hex.Encode(s[19:23], b[8:10])
-	s[23] = '-'
-	hex.Encode(s[24:], b[10:])
-	return string(s[:])
 }
