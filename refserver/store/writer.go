@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"runtime"
@@ -234,7 +235,8 @@ func (w *writer) run(batch []*writeJob) (committed bool) {
 		return
 	}
 	savepoints := len(batch) > 1
-	sp := &Tx{db: w.db, tx: stx, stmts: w.db.writeS, ctx: bg} // runs the savepoint statements
+	bound := make(map[string]*sql.Stmt)
+	sp := &Tx{db: w.db, tx: stx, stmts: w.db.writeS, bound: bound, ctx: bg} // runs the savepoint statements
 	exec := func(query string) error {
 		_, err := sp.exec(query)
 		return err
@@ -259,7 +261,7 @@ func (w *writer) run(batch []*writeJob) (committed bool) {
 				return
 			}
 		}
-		j.tx = &Tx{db: w.db, tx: stx, stmts: w.db.writeS, ctx: context.WithoutCancel(j.ctx), now: w.db.now()}
+		j.tx = &Tx{db: w.db, tx: stx, stmts: w.db.writeS, bound: bound, ctx: context.WithoutCancel(j.ctx), now: w.db.now()}
 		j.panic, j.err = runJob(j.fn, j.tx)
 		switch {
 		case j.err == nil && j.panic == nil:
