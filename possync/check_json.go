@@ -13,10 +13,10 @@ import (
 //
 // The bytes are exactly those encoding/json writes for the struct (fields
 // in declaration order, money as a number with two decimals, HTML-safe
-// string escapes), which FuzzCheckJSON and FuzzCheckMarshalStrings hold it to. They are built
-// by hand because every push is encoded, by the Agent and again by the
-// service for the canonical form it stores and hashes, and reflection was
-// a large part of what a push cost (BENCHMARKS.md).
+// string escapes), which FuzzCheckJSON and FuzzCheckMarshalStrings hold it
+// to. They are built by hand because every push is encoded, by the Agent
+// and again by the service for the canonical form it stores and hashes,
+// and reflection was a large part of what a push cost (BENCHMARKS.md).
 //
 // A check whose modifiers or categories nest deeper than maxEncodeDepth is
 // an error, as a cycle is for encoding/json.
