@@ -47,7 +47,7 @@ func AccessLog(log *slog.Logger, now func() time.Time) func(http.Handler) http.H
 				if !h.Enabled(r.Context(), level) {
 					return
 				}
-				rec := slog.NewRecord(end, level, "request", 0)
+				rec := slog.NewRecord(time.Now(), level, "request", 0) // as Logger stamps it
 				rec.AddAttrs(
 					slog.String("method", r.Method),
 					slog.String("route", RoutePattern(r)),
