@@ -37,12 +37,8 @@ var categoryMembers = [...]member{{"name", false}, {"category", true}}
 
 // lookup returns the index of the member named key, matched as
 // encoding/json matches a struct field (exactly, or else without regard to
-// case), or -1. Clients send the members in the order of ms, so the member
-// after the last one found, next, is tried first.
-func lookup(ms []member, key string, next int) int {
-	if next < len(ms) && ms[next].name == key {
-		return next
-	}
+// case), or -1.
+func lookup(ms []member, key string) int {
 	for i := range ms {
 		if ms[i].name == key {
 			return i
@@ -54,6 +50,24 @@ func lookup(ms []member, key string, next int) int {
 		}
 	}
 	return -1
+}
+
+// key reads a member's name and returns the index of the member of ms it
+// names, or -1 for a member ms does not have. Clients send the members in
+// the order of ms, so the name of the member after the last one found,
+// next, is compared with the body first: a match needs neither scanning
+// nor looking up.
+func (d *decoder) key(ms []member, next int) (int, bool) {
+	if d.peek() == '"' && next < len(ms) {
+		name := ms[next].name
+		end := d.i + 1 + len(name)
+		if end < len(d.s) && d.s[end] == '"' && d.s[d.i+1:end] == name {
+			d.i = end + 1
+			return next, true
+		}
+	}
+	key, ok := d.str()
+	return lookup(ms, key), ok
 }
 
 // decoder reads a check push into a possync.Check and notes in missing
@@ -111,11 +125,10 @@ func (d *decoder) object(ms []member, depth int, report bool, field func(i int) 
 	next := 0
 	if !d.consume('}') {
 		for {
-			key, ok := d.str()
+			i, ok := d.key(ms, next)
 			if !ok || !d.consume(':') {
 				return false
 			}
-			i := lookup(ms, key, next)
 			switch {
 			case i < 0:
 				if !d.skip(depth) {
