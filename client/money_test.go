@@ -172,6 +172,11 @@ func FuzzMoney(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if plain, ok := parsePlainMoney(s); ok {
+			if general, err := parseMoney(s); err != nil || general != plain {
+				t.Fatalf("parsePlainMoney(%q) = %v; parseMoney = %v, %v", s, plain, general, err)
+			}
+		}
 		m, err := ParseMoney(s)
 		if err != nil {
 			if !errors.Is(err, ErrMoneySyntax) && !errors.Is(err, ErrMoneyPrecision) && !errors.Is(err, ErrMoneyRange) {

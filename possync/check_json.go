@@ -13,10 +13,10 @@ import (
 //
 // The bytes are exactly those encoding/json writes for the struct (fields
 // in declaration order, money as a number with two decimals, HTML-safe
-// string escapes), which FuzzCheckMarshalJSON holds it to. They are built
-// by hand because every push is encoded, by the Agent and again by the
-// service for the canonical form it stores and hashes, and reflection made
-// the encoding several times slower and several times more garbage.
+// string escapes), which FuzzCheckJSON and FuzzCheckMarshalStrings hold it
+// to. They are built by hand because every push is encoded, by the Agent
+// and again by the service for the canonical form it stores and hashes,
+// and reflection was a large part of what a push cost (BENCHMARKS.md).
 //
 // A check whose modifiers or categories nest deeper than maxEncodeDepth is
 // an error, as a cycle is for encoding/json.
@@ -24,7 +24,14 @@ func (c Check) MarshalJSON() ([]byte, error) {
 	if c.tooDeep() {
 		return nil, errCheckTooDeep
 	}
-	return c.appendJSON(make([]byte, 0, 1024)), nil
+	return c.appendJSON(make([]byte, 0, c.sizeHint())), nil
+}
+
+// sizeHint guesses the length of the encoding from generous sizes of a
+// check's parts, so that a realistic check is written without growing
+// its buffer.
+func (c *Check) sizeHint() int {
+	return 256 + 64*len(c.Discounts) + 384*len(c.MenuItems)
 }
 
 // maxEncodeDepth bounds the nesting of modifiers and of categories that

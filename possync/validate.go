@@ -61,20 +61,27 @@ func (c *Check) Validate() error {
 	v.nonNegative(nil, "tipsPaid", c.TipsPaid)
 	for i := range c.MenuItems {
 		m := &c.MenuItems[i]
-		p := fielderr.Element(nil, "menuItems", i)
+		v.paths[0] = fielderr.Element(nil, "menuItems", i)
+		p := &v.paths[0]
 		if m.Quantity < 0 {
-			v.AddAt(&p, "quantity", reasonNegative)
+			v.AddAt(p, "quantity", reasonNegative)
 		}
-		v.nonNegative(&p, "price", m.Price)
-		v.nonNegative(&p, "priceSold", m.PriceSold)
-		v.modifiers(&p, m.Modifiers, 1)
-		v.category(&p, &m.Category)
+		v.nonNegative(p, "price", m.Price)
+		v.nonNegative(p, "priceSold", m.PriceSold)
+		v.modifiers(m.Modifiers, 1)
+		v.category(p, &m.Category)
 	}
 	return v.Err()
 }
 
 // validator collects the failing fields of a check.
-type validator struct{ fielderr.Set }
+type validator struct {
+	fielderr.Set
+	// paths[0] is the path of the menu item being checked, paths[n] that
+	// of its modifier at level n. They live here because on the stack of
+	// the recursion they would escape to the heap, one allocation each.
+	paths [MaxNesting + 1]fielderr.Path
+}
 
 func (v *validator) nonNegative(p *fielderr.Path, name string, m client.Money) {
 	if m.IsNegative() {
@@ -83,18 +90,20 @@ func (v *validator) nonNegative(p *fielderr.Path, name string, m client.Money) {
 }
 
 // modifiers checks the nesting of the modifiers of the item or modifier at
-// parent; depth is the level of ms (an item's own modifiers are level 1).
-func (v *validator) modifiers(parent *fielderr.Path, ms []Modifier, depth int) {
+// v.paths[depth-1]; depth is the level of ms (an item's own modifiers are
+// level 1).
+func (v *validator) modifiers(ms []Modifier, depth int) {
 	if len(ms) == 0 {
 		return
 	}
+	parent := &v.paths[depth-1]
 	if depth > MaxNesting {
 		v.AddAt(parent, "modifiers", reasonNesting)
 		return
 	}
 	for i := range ms {
-		p := fielderr.Element(parent, "modifiers", i)
-		v.modifiers(&p, ms[i].Modifiers, depth+1)
+		v.paths[depth] = fielderr.Element(parent, "modifiers", i)
+		v.modifiers(ms[i].Modifiers, depth+1)
 	}
 }
 

@@ -211,11 +211,12 @@ func BenchmarkUpsertCheckTx(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		row := store.CheckRow{
+			NewBillID:  "bill-" + strconv.Itoa(i),
 			LocationID: locs[i%locations], CheckNumber: int64(i/locations%50) + 1, Status: "open",
 			ContentHash: strconv.Itoa(i), CheckJSON: string(body), StaffID: "s", OutstandingAmount: int64(i),
 		}
 		err := db.Write(ctx, func(tx *store.Tx) error {
-			_, _, _, err := tx.UpsertCheck("bill-"+strconv.Itoa(i), row)
+			_, _, _, err := tx.UpsertCheck(row)
 			return err
 		})
 		if err != nil {

@@ -19,7 +19,7 @@ func TestListClosedBills(t *testing.T) {
 	s := newScene(t)
 	push := func(id string, number int64, status string) {
 		write(t, s.db, func(tx *store.Tx) error {
-			_, _, _, err := tx.UpsertCheck(id, checkRow(s.loc, number, status, 0))
+			_, _, _, err := tx.UpsertCheck(withBillID(id, checkRow(s.loc, number, status, 0)))
 			return err
 		})
 	}

@@ -145,7 +145,7 @@ func newScene(t testing.TB) scene {
 		if err != nil {
 			return err
 		}
-		_, _, _, err = tx.UpsertCheck(s.bill, checkRow(s.loc, s.check, "open", 1000))
+		_, _, _, err = tx.UpsertCheck(withBillID(s.bill, checkRow(s.loc, s.check, "open", 1000)))
 		return err
 	})
 	return s
@@ -177,6 +177,12 @@ func checkRow(loc, number int64, status string, outstanding int64) store.CheckRo
 		TableNumber: 4, StaffID: "staff-1", Guests: 2,
 		TotalAmount: outstanding, OutstandingAmount: outstanding,
 	}
+}
+
+// withBillID is row with the id its bill gets if the push creates it.
+func withBillID(id string, row store.CheckRow) store.CheckRow {
+	row.NewBillID = id
+	return row
 }
 
 // exactMoney compares client.Money values, whose fields are unexported.

@@ -63,7 +63,7 @@ func TestCreatePayment(t *testing.T) {
 		{"unknown check", func(_ *testing.T, _ scene, req *wallet.CreatePaymentRequest) { req.CheckNumber = 8 }, "1", client.CodeNotFound},
 		{"void check", func(t *testing.T, s scene, _ *wallet.CreatePaymentRequest) {
 			write(t, s.db, func(tx *store.Tx) error {
-				_, _, _, err := tx.UpsertCheck("unused", checkRow(s.loc, s.check, "void", 1000))
+				_, _, _, err := tx.UpsertCheck(withBillID("unused", checkRow(s.loc, s.check, "void", 1000)))
 				return err
 			})
 		}, "1", client.CodeNotFound},
@@ -84,7 +84,7 @@ func TestCreatePayment(t *testing.T) {
 				if req.LocationID, err = tx.InsertLocation("Quiet", "providerB", nil, nil); err != nil {
 					return err
 				}
-				_, _, _, err = tx.UpsertCheck("quiet-1", checkRow(req.LocationID, req.CheckNumber, "open", 1000))
+				_, _, _, err = tx.UpsertCheck(withBillID("quiet-1", checkRow(req.LocationID, req.CheckNumber, "open", 1000)))
 				return err
 			})
 		}, "1", client.CodeLocationOffline},

@@ -1,14 +1,22 @@
 package store
 
 import (
+	"crypto/rand"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/hospo-dev/hospo-go/possync"
 )
 
 // CheckRow is what a POS check push writes to the bills table. Money is in
 // hundredths.
 type CheckRow struct {
+	// NewBillID is the id the bill gets if this push creates it.
+	NewBillID   string
 	LocationID  int64
 	CheckNumber int64
 	Status      string // open, closed or void
@@ -28,13 +36,70 @@ type CheckRow struct {
 	TipsPaid            int64
 }
 
+// NewCheckRow returns the row of a pushed check, which must be valid. The
+// check is stored and hashed in its canonical encoding
+// (possync.Check.MarshalJSON: fixed field order, money with two decimals),
+// so that a push that differs only in formatting or field order is the
+// same content. It runs outside the write transaction: the encoding, the
+// hash and the id cost nothing there.
+func NewCheckRow(c *possync.Check) (CheckRow, error) {
+	canonical, err := c.MarshalJSON()
+	if err != nil {
+		return CheckRow{}, err
+	}
+	sum := sha256.Sum256(canonical)
+	return CheckRow{
+		NewBillID:           newBillID(time.Now()),
+		LocationID:          c.LocationID,
+		CheckNumber:         c.CheckNumber,
+		Status:              string(c.Status),
+		ContentHash:         hex.EncodeToString(sum[:]),
+		CheckJSON:           string(canonical),
+		TableNumber:         int64(c.TableNumber),
+		StaffID:             c.StaffID,
+		Guests:              int64(c.Guests),
+		TotalAmount:         c.TotalAmount.Cents(),
+		OutstandingAmount:   c.OutstandingAmount.Cents(),
+		ServiceChargeAmount: c.ServiceChargeAmount.Cents(),
+		TipsPaid:            c.TipsPaid.Cents(),
+	}, nil
+}
+
+// newBillID returns the id of a new bill: a UUID of version 7 (RFC 9562),
+// the time of now in milliseconds followed by 74 random bits. Ids in time
+// order land at the end of the bills table's primary key index, where a
+// batch of new bills shares a few pages, rather than one page each
+// scattered across it: every page a transaction changes is written to the
+// WAL again.
+func newBillID(now time.Time) string {
+	var b [16]byte
+	_, _ = rand.Read(b[6:]) // crypto/rand.Read never fails
+	ms := uint64(now.UnixMilli())
+	for i := range 6 {
+		b[i] = byte(ms >> (40 - 8*i))
+	}
+	b[6] = b[6]&0x0f | 0x70
+	b[8] = b[8]&0x3f | 0x80
+	var s [36]byte
+	hex.Encode(s[0:8], b[0:4])
+	s[8] = '-'
+	hex.Encode(s[9:13], b[4:6])
+	s[13] = '-'
+	hex.Encode(s[14:18], b[6:8])
+	s[18] = '-'
+	hex.Encode(s[19:23], b[8:10])
+	s[23] = '-'
+	hex.Encode(s[24:], b[10:])
+	return string(s[:])
+}
+
 // The check push's statements. The push runs them in the write
 // transaction, which holds SQLite's write lock from BEGIN IMMEDIATE, so a
-// read followed by a write of the same bill cannot race another push.
-// Measured on the reference machine, this lookup plus a plain INSERT or
-// UPDATE costs half of a single INSERT ... ON CONFLICT DO UPDATE ...
-// RETURNING (SQLite runs RETURNING through a temporary table), and an
-// unchanged push writes nothing at all.
+// read followed by a write of the same bill cannot race another push. A
+// lookup and then a plain INSERT or UPDATE costs less than one INSERT ...
+// ON CONFLICT DO UPDATE ... RETURNING, which SQLite runs through a
+// temporary table (BENCHMARKS.md), and an unchanged push writes nothing
+// at all.
 const (
 	lookupBillSQL = `SELECT rowid, bill_id, version, content_hash FROM bills WHERE location_id = ? AND check_number = ?`
 	insertBillSQL = `INSERT INTO bills (bill_id, location_id, check_number, status, version, content_hash, check_json,
@@ -48,12 +113,12 @@ WHERE rowid = ?`
 )
 
 // UpsertCheck stores a pushed check as the bill of (LocationID,
-// CheckNumber). A new bill gets newBillID and version 1; a push whose
+// CheckNumber). A new bill gets NewBillID and version 1; a push whose
 // content differs from the stored one bumps the version and sets
 // last_updated to the transaction's time; an identical push changes
 // nothing. It returns the bill's id and version and whether anything was
 // written. tx must be a write transaction.
-func (tx *Tx) UpsertCheck(newBillID string, c CheckRow) (billID string, version int64, changed bool, err error) {
+func (tx *Tx) UpsertCheck(c CheckRow) (billID string, version int64, changed bool, err error) {
 	now := tx.Unix()
 	var (
 		rowid int64
@@ -64,13 +129,13 @@ func (tx *Tx) UpsertCheck(newBillID string, c CheckRow) (billID string, version 
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		_, err = tx.exec(insertBillSQL,
-			newBillID, c.LocationID, c.CheckNumber, c.Status, c.ContentHash, c.CheckJSON,
+			c.NewBillID, c.LocationID, c.CheckNumber, c.Status, c.ContentHash, c.CheckJSON,
 			c.TableNumber, c.StaffID, c.Guests, c.TotalAmount, c.OutstandingAmount, c.ServiceChargeAmount, c.TipsPaid,
 			now, now)
 		if err != nil {
 			return "", 0, false, fmt.Errorf("insert check: %w", err)
 		}
-		return newBillID, 1, true, nil
+		return c.NewBillID, 1, true, nil
 	case err != nil:
 		return "", 0, false, fmt.Errorf("look up check: %w", err)
 	case hash == c.ContentHash:

@@ -216,11 +216,15 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, stmts *stmtCache, fn func(t
 }
 
 // Tx is one transaction. Every statement of the server is a method on Tx in
-// this package.
+// this package. A Tx is for the goroutine it was given to.
 type Tx struct {
-	db          *DB
-	tx          *sql.Tx
-	stmts       *stmtCache // of the pool tx belongs to
+	db    *DB
+	tx    *sql.Tx
+	stmts *stmtCache // of the pool tx belongs to
+	// bound holds the statements already bound to tx, when several Tx
+	// values share tx (the functions of one write batch): binding a
+	// statement to a transaction makes a new sql.Stmt each time.
+	bound       map[string]*sql.Stmt
 	ctx         context.Context
 	now         time.Time
 	afterCommit []func()
@@ -269,11 +273,18 @@ func (tx *Tx) queryRow(query string, args ...any) *sql.Row {
 // stmt returns query's compiled statement bound to tx, or nil when it is
 // not compiled yet.
 func (tx *Tx) stmt(query string) *sql.Stmt {
+	if st := tx.bound[query]; st != nil {
+		return st
+	}
 	st := tx.stmts.get(query)
 	if st == nil {
 		return nil
 	}
-	return tx.tx.StmtContext(tx.ctx, st)
+	st = tx.tx.StmtContext(tx.ctx, st)
+	if tx.bound != nil {
+		tx.bound[query] = st
+	}
+	return st
 }
 
 // execScript runs SQL text that may hold several statements (migrations)

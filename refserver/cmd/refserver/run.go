@@ -140,7 +140,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	logOut := newLogWriter(stderr)
+	defer logOut.Close() // last: what the shutdown logs is written too
+	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 
 	ln, tln, err := listenBoth(o)
 	if err != nil {
@@ -206,6 +208,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	go func() { errc <- httpSrv.Serve(ln) }()
 	go func() { errc <- tlsSrv.Serve(tls.NewListener(tln, srv.TLSConfig())) }()
 	if ready != nil {
+		logOut.Flush() // the start-up lines are out before the caller looks
 		ready(ln.Addr().String(), tln.Addr().String())
 	}
 

@@ -30,7 +30,7 @@ func (*bufferedBody) Close() error { return nil }
 
 // readBody returns r's body, reading it in full the first time and telling
 // the trace of w. A body over the limit is a 413001; one that is not UTF-8
-// text is a 400001 (checkText), whichever decoder reads it later.
+// text is a 400001 (CheckText), whichever decoder reads it later.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
@@ -46,7 +46,7 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("read request body: %w", err)
 	}
-	if err := checkText(b); err != nil {
+	if err := CheckText(b); err != nil {
 		return nil, err
 	}
 	bb := &bufferedBody{b: b}
@@ -172,12 +172,12 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
-// checkText returns the 400001 of a body whose strings would not decode to
+// CheckText returns the 400001 of a body whose strings would not decode to
 // what was sent: bytes that are not UTF-8, or a \u escape of half a
 // surrogate pair. encoding/json puts U+FFFD in their place without a word,
 // and the altered text would be stored. Every body is JSON, so the check is
 // made once on the bytes, before any decoder sees them.
-func checkText(body []byte) error {
+func CheckText(body []byte) error {
 	if !utf8.Valid(body) {
 		return ErrMsg(client.CodeMalformedJSON, "Malformed JSON body: the body is not valid UTF-8.")
 	}

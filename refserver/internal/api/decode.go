@@ -23,7 +23,7 @@ import (
 // never nil, so that a handler adds its own findings and answers them all
 // in one 400002 (contract.md section 2: a bad money value does not hide a
 // missing field). err is a 400001 for an empty body, bad JSON, text that is
-// not UTF-8 (see checkText) or a field of the wrong JSON type (naming the
+// not UTF-8 (see CheckText) or a field of the wrong JSON type (naming the
 // field). Unknown fields are ignored, so
 // that older servers accept requests from newer clients.
 func Decode(r *http.Request, v any, required ...string) (problems map[string]string, err error) {
@@ -103,7 +103,7 @@ func decodeValues(body []byte, v any) (problems map[string]string, err error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, ErrMsg(client.CodeMalformedJSON, "Malformed JSON body: the body is empty.")
 	}
-	if err := checkText(body); err != nil {
+	if err := CheckText(body); err != nil {
 		return nil, err
 	}
 	// json.Unmarshal works on the body in place; a Decoder would copy it

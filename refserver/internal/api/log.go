@@ -33,18 +33,29 @@ func AccessLog(log *slog.Logger, now func() time.Time) func(http.Handler) http.H
 			start := now()
 			t := TraceOf(w)
 			defer func() {
+				end := now()
 				status := t.Status()
 				level := slog.LevelInfo
 				if status >= 500 {
 					level = slog.LevelWarn
 				}
-				log.LogAttrs(r.Context(), level, "request",
+				// The handler is called directly rather than through
+				// Logger.LogAttrs, which would look up the source line of
+				// the call for every request; a request's line has no use
+				// for it.
+				h := log.Handler()
+				if !h.Enabled(r.Context(), level) {
+					return
+				}
+				rec := slog.NewRecord(time.Now(), level, "request", 0) // as Logger stamps it
+				rec.AddAttrs(
 					slog.String("method", r.Method),
 					slog.String("route", RoutePattern(r)),
 					slog.Int("status", status),
-					slog.Duration("duration", now().Sub(start)),
+					slog.Duration("duration", end.Sub(start)),
 					slog.String("request_id", t.ID()),
 				)
+				_ = h.Handle(r.Context(), rec) // a line that cannot be written has nowhere to go
 			}()
 			next.ServeHTTP(w, r)
 		})
