@@ -22,7 +22,7 @@ func listenBoth(o options) (ln, tln net.Listener, err error) {
 			}
 		}
 		if o.db != ":memory:" && (errors.Is(lerr, syscall.EADDRINUSE) || errors.Is(terr, syscall.EADDRINUSE)) {
-			err = fmt.Errorf("%w\na second sandbox on the same database is refused too: give this one a -db other than %s, or -db :memory:", err, o.db)
+			err = fmt.Errorf("%w\na second sandbox on the same database is refused too: give this one a -db other than %s (another file, or :memory: to keep nothing on disk)", err, o.db)
 		}
 		return nil, nil, err
 	}

@@ -81,7 +81,7 @@ func TestRunNamesBothTakenAddressesAndTheDatabase(t *testing.T) {
 	for _, want := range []string{
 		"-addr " + addr + " is in use",
 		"-tls-addr " + tlsAddr + " is in use",
-		"give this one a -db other than refserver.db, or -db :memory:",
+		"give this one a -db other than refserver.db (another file, or :memory: to keep nothing on disk)",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("err lacks %q:\n%s", want, msg)
