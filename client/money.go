@@ -30,16 +30,18 @@ var ErrMoneyRange = errors.New("money: amount out of range")
 // MoneyFromCents returns the amount of c hundredths: MoneyFromCents(1234) is 12.34.
 func MoneyFromCents(c int64) Money { return Money{cents: c} }
 
-// ParseMoney parses a decimal amount such as "12", "12.5", "-1.99" or "1e2".
-// Exponent notation is accepted when the value it denotes has at most two
-// fraction digits ("1e2" is 100.00, "1.5e-1" is 0.15); "1e-3" is refused with
-// ErrMoneyPrecision, "1e999" with ErrMoneyRange. Leading "+" signs, hex and
-// special values are refused.
+// ParseMoney parses a decimal amount such as "12", "12.5", "-1.99" or "1e2",
+// ignoring white space around it ("12.50 " is 12.50). It reads any JSON
+// number, the form money takes on the wire, so exponent notation is
+// accepted when the value it denotes has at most two fraction digits ("1e2"
+// is 100.00, "1.5e-1" is 0.15); "1e-3" is refused with ErrMoneyPrecision,
+// "1e999" with ErrMoneyRange. Leading "+" signs, hex, special values and
+// white space inside the number are refused.
 func ParseMoney(s string) (Money, error) {
 	if m, ok := parsePlainMoney(s); ok {
 		return m, nil
 	}
-	return parseMoney(s)
+	return parseMoney(strings.TrimSpace(s))
 }
 
 // parsePlainMoney parses the form nearly every amount takes, an optional

@@ -59,7 +59,6 @@ func TestParseMoney(t *testing.T) {
 		{in: "NaN", wantErr: ErrMoneySyntax},
 		{in: "Inf", wantErr: ErrMoneySyntax},
 		{in: "1,5", wantErr: ErrMoneySyntax},
-		{in: " 1", wantErr: ErrMoneySyntax},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -197,4 +196,24 @@ func FuzzMoney(f *testing.F) {
 			t.Fatalf("JSON round trip of %v via %s = %v, %v", m, b, viaJSON, err)
 		}
 	})
+}
+
+// TestParseMoneySpace checks that white space around an amount is ignored,
+// as exponent notation is accepted, and that white space inside it is not.
+func TestParseMoneySpace(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in   string
+		want string
+	}{{"12.50 ", "12.50"}, {" -1.99\n", "-1.99"}, {"\t1e3", "1000.00"}, {"1e3", "1000.00"}} {
+		m, err := ParseMoney(tt.in)
+		if err != nil || m.String() != tt.want {
+			t.Errorf("ParseMoney(%q) = %v, %v; want %s", tt.in, m, err, tt.want)
+		}
+	}
+	for _, in := range []string{"1 2", "12. 50", "- 1", "", "  "} {
+		if _, err := ParseMoney(in); !errors.Is(err, ErrMoneySyntax) {
+			t.Errorf("ParseMoney(%q) error = %v, want ErrMoneySyntax", in, err)
+		}
+	}
 }
