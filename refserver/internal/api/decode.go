@@ -195,10 +195,13 @@ func decodeError(err error) error {
 		return ErrMsg(client.CodeMalformedJSON, "Malformed JSON body: unexpected end of the body.")
 	case errors.As(err, &typ):
 		want := jsonKind(typ.Type)
+		// Value is "number 4242..." for a number: name only its kind, so
+		// that a card number or CVC sent as a number is never echoed.
+		got, _, _ := strings.Cut(typ.Value, " ")
 		if typ.Field == "" {
-			return ErrMsg(client.CodeMalformedJSON, fmt.Sprintf("Malformed JSON body: the body must be %s, not %s.", want, typ.Value))
+			return ErrMsg(client.CodeMalformedJSON, fmt.Sprintf("Malformed JSON body: the body must be %s, not %s.", want, got))
 		}
-		return ErrMsg(client.CodeMalformedJSON, fmt.Sprintf("Malformed JSON body: field %q must be %s, not %s.", typ.Field, want, typ.Value))
+		return ErrMsg(client.CodeMalformedJSON, fmt.Sprintf("Malformed JSON body: field %q must be %s, not %s.", typ.Field, want, got))
 	}
 	if _, ok := valueRuleReason(err); ok {
 		// Only after a rule failure that walkValues could not place.

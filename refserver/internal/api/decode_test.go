@@ -224,13 +224,15 @@ func TestValueProblems(t *testing.T) {
 func TestDecodeBytesMessages(t *testing.T) {
 	t.Parallel()
 	for raw, want := range map[string]string{
-		`{"name":"a"`:        "Malformed JSON body: unexpected end of the body.",
-		`{"name":tr`:         "Malformed JSON body: unexpected end of the body.",
-		`{"amount":1.`:       "Malformed JSON body: unexpected end of the body.",
-		`{} x`:               "Malformed JSON body: unexpected data after the JSON value.",
-		`{}{}`:               "Malformed JSON body: unexpected data after the JSON value.",
-		`{"count":"2"} x`:    `Malformed JSON body: field "count" must be an integer, not string.`,
-		`{"name":"a"} {"x":`: "Malformed JSON body: unexpected data after the JSON value.",
+		`{"name":"a"`:     "Malformed JSON body: unexpected end of the body.",
+		`{"name":tr`:      "Malformed JSON body: unexpected end of the body.",
+		`{"amount":1.`:    "Malformed JSON body: unexpected end of the body.",
+		`{} x`:            "Malformed JSON body: unexpected data after the JSON value.",
+		`{}{}`:            "Malformed JSON body: unexpected data after the JSON value.",
+		`{"count":"2"} x`: `Malformed JSON body: field "count" must be an integer, not string.`,
+		// A card number sent as a number is named by its kind only.
+		`{"name":4242424242424242}`: `Malformed JSON body: field "name" must be a string, not number.`,
+		`{"name":"a"} {"x":`:        "Malformed JSON body: unexpected data after the JSON value.",
 	} {
 		var v decodeTarget
 		var ae *Error
