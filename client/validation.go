@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -21,6 +22,10 @@ type ValidationError struct {
 	// ("customer.address.postcode", "items[1].options[0].plu") to the
 	// reason it is refused ("required").
 	Fields map[string]string
+	// Omitted counts the failing fields that Fields leaves out: Validate
+	// names the first 1,000 failures of a value and counts the rest, so
+	// that refusing a huge value stays cheap.
+	Omitted int
 }
 
 // Error lists every failing path with its reason, in path order. Reasons
@@ -37,6 +42,9 @@ func (e *ValidationError) Error() string {
 		b.WriteString(p)
 		b.WriteString(": ")
 		b.WriteString(e.Fields[p])
+	}
+	if e.Omitted > 0 {
+		fmt.Fprintf(&b, "; and %d more", e.Omitted)
 	}
 	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
@@ -111,4 +112,28 @@ func TestValidateDeepCategoryChain(t *testing.T) {
 	// The server allows 8 levels: its own 400002 says so.
 	resp := do(t, "POST", ts.url+"/v1/pos/push-pull/check?accessToken="+pos, nil, body)
 	wantError(t, resp, client.CodeValidation)
+}
+
+// A push of nothing but empty menu items, as large as the body limit
+// allows, gets a small 400002 that still counts every failure, and the
+// server keeps working.
+func TestHostilePushGetsSmallAnswer(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	pos := ts.fixtures(t).Locations[0].POSAccessToken
+	head := `{"locationId":1,"checkNumber":1,"status":"open","menuItems":[{}`
+	items := (api.MaxBodyBytes - len(head) - 2) / 3
+	body := head + strings.Repeat(",{}", items) + "]}"
+	resp := do(t, "POST", ts.url+"/v1/pos/push-pull/check?accessToken="+pos, nil, body)
+	wantError(t, resp, client.CodeValidation)
+	if len(resp.raw) > 16<<10 {
+		t.Errorf("the 400002 is %d bytes", len(resp.raw))
+	}
+	msg, _ := resp.body["message"].(string)
+	if !strings.HasPrefix(msg, "Validation failed: 100 of ") || !strings.Contains(msg, ",") {
+		t.Errorf("message = %q, want it to count the failures in millions", msg)
+	}
+	if cd, _ := resp.body["contextData"].(map[string]any); len(cd) != 100 {
+		t.Errorf("contextData names %d fields, want 100", len(cd))
+	}
 }

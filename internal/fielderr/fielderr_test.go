@@ -3,6 +3,7 @@ package fielderr
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -172,14 +173,14 @@ func TestMissing(t *testing.T) {
 func TestReport(t *testing.T) {
 	t.Parallel()
 	few := map[string]string{"a": "x"}
-	if shown, msg := Report(few); len(shown) != 1 || msg != "" {
+	if shown, msg := Report(few, 0); len(shown) != 1 || msg != "" {
 		t.Errorf("Report(1 field) = %v, %q", shown, msg)
 	}
 	many := map[string]string{}
 	for i := range 2431 {
 		many[fmt.Sprintf("items[%04d].plu", i)] = ReasonRequired
 	}
-	shown, msg := Report(many)
+	shown, msg := Report(many, 0)
 	if len(shown) != MaxReported || msg != "Validation failed: 100 of 2,431 problems shown." {
 		t.Errorf("Report(2431 fields) = %d fields, %q", len(shown), msg)
 	}
@@ -190,5 +191,51 @@ func TestReport(t *testing.T) {
 		if got := thousands(n); got != want {
 			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// A Set keeps MaxKept fields and counts the rest, so that a value made of
+// nothing but failures costs memory in proportion to MaxKept; members of
+// the body itself are kept whatever came before them.
+func TestSetKeepsAtMostMaxKept(t *testing.T) {
+	var s Set
+	const n = 3 * MaxKept
+	for i := range n {
+		item := Element(nil, "menuItems", i)
+		s.AddAt(&item, "name", ReasonRequired)
+	}
+	s.Add("status", ReasonRequired)
+	first := Element(nil, "menuItems", 0)
+	s.AddAt(&first, "name", "a second reason") // kept already: not counted again
+	s.Add("menuItems[1].name", ReasonRequired)
+	if got := len(s.Fields()); got != MaxKept+1 {
+		t.Errorf("kept %d fields, want %d", got, MaxKept+1)
+	}
+	if s.Len() != n+1 || s.Omitted() != n-MaxKept {
+		t.Errorf("Len() = %d, Omitted() = %d, want %d and %d", s.Len(), s.Omitted(), n+1, n-MaxKept)
+	}
+	if !s.Has("status") || !s.Has("menuItems[999].name") || s.Has("menuItems[1000].name") {
+		t.Error("the set does not keep the first fields and the body's own members")
+	}
+	var ve *client.ValidationError
+	if !errors.As(s.Err(), &ve) || len(ve.Fields) != MaxKept+1 || ve.Omitted != n-MaxKept {
+		t.Fatalf("Err() = %v", s.Err())
+	}
+	if !strings.HasSuffix(ve.Error(), "; and 2000 more") {
+		t.Errorf("Error() ends %q", ve.Error()[len(ve.Error())-40:])
+	}
+	var merged Set
+	if merged.Merge(ve) != nil || merged.Len() != n+1 {
+		t.Errorf("Merge counts %d failures, want %d", merged.Len(), n+1)
+	}
+	shown, msg := Report(s.Map(), s.Omitted())
+	if len(shown) != MaxReported || msg != "Validation failed: 100 of 3,001 problems shown." {
+		t.Errorf("Report = %d fields, %q", len(shown), msg)
+	}
+	// Counting a nested failure once the set is full allocates nothing.
+	item := Element(nil, "menuItems", 123456)
+	cat := Member(&item, "category")
+	if a := testing.AllocsPerRun(100, func() { s.AddAt(&cat, "name", ReasonRequired) }); a != 0 {
+		t.Errorf("%v allocations per counted failure, want 0", a)
 	}
 }

@@ -271,7 +271,7 @@ func writeValidationError(w http.ResponseWriter, r *http.Request, cfg requestVal
 	if code == client.CodeValidation {
 		// The same bound as the server's own 400002: at most
 		// fielderr.MaxReported paths, the message saying how many failed.
-		if s, m := fielderr.Report(fields); m != "" {
+		if s, m := fielderr.Report(fields, 0); m != "" {
 			shown, msg = s, m
 		}
 	}

@@ -188,7 +188,7 @@ func DecodeFulfillment(t fulfillment.Type, raw []byte) (fulfillment.Method, erro
 		return nil, err
 	}
 	if bad.Len() > 0 {
-		return nil, api.Invalid(bad.Map())
+		return nil, api.InvalidSet(&bad)
 	}
 	return m, nil
 }

@@ -137,5 +137,5 @@ func invalid(bad *fielderr.Set) error {
 	if bad.Len() == 0 {
 		return nil
 	}
-	return api.Invalid(bad.Map())
+	return api.InvalidSet(bad)
 }

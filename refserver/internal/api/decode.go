@@ -92,8 +92,9 @@ func WithDecoded(decoded map[string]string, err error) error {
 	f.MergeFields(decoded)
 	if ae != nil {
 		f.MergeFields(ae.Fields())
+		return invalid(f.Map(), f.Omitted()+ae.omitted)
 	}
-	return Invalid(f.Map())
+	return InvalidSet(&f)
 }
 
 // decodeValues decodes body into v. problems names the values that break

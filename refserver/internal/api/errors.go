@@ -24,10 +24,12 @@ type Error struct {
 	// Retry-After header in whole seconds (at least 1, also when zero).
 	RetryAfter time.Duration
 
-	// fields, on a 400002 made by Invalid, names every failing field,
-	// shown or not; decoded marks the 400002 of DecodeBytes for values that
-	// broke their own type's rule (see ValueProblems).
+	// fields, on a 400002 made by Invalid, names every failing field kept,
+	// shown or not, and omitted counts those not kept; decoded marks the
+	// 400002 of DecodeBytes for values that broke their own type's rule
+	// (see ValueProblems).
 	fields  map[string]string
+	omitted int
 	decoded bool
 }
 
@@ -68,18 +70,28 @@ func NotFound(kind string) *Error {
 // Invalid returns a 400002 whose contextData names the failing fields,
 // JSON path -> reason: every one of them, or the first fielderr.MaxReported
 // with a message saying how many failed.
-func Invalid(fields map[string]string) *Error {
-	shown, msg := fielderr.Report(fields)
+func Invalid(fields map[string]string) *Error { return invalid(fields, 0) }
+
+// InvalidSet returns the 400002 of the failing fields of s: those it kept,
+// and a message counting those it only counted.
+func InvalidSet(s *fielderr.Set) *Error { return invalid(s.Map(), s.Omitted()) }
+
+func invalid(fields map[string]string, omitted int) *Error {
+	shown, msg := fielderr.Report(fields, omitted)
 	if msg == "" {
 		msg = client.CodeValidation.Message()
 	}
-	return &Error{Code: client.CodeValidation, Message: msg, ContextData: shown, fields: fields}
+	return &Error{Code: client.CodeValidation, Message: msg, ContextData: shown, fields: fields, omitted: omitted}
 }
 
 // Fields returns every failing field of a 400002 made by Invalid, path ->
 // reason, also those beyond what contextData shows; nil for other errors.
 // It is how findings are merged before answering once.
 func (e *Error) Fields() map[string]string { return e.fields }
+
+// Omitted returns how many more fields of a 400002 failed than Fields
+// names (see fielderr.MaxKept).
+func (e *Error) Omitted() int { return e.omitted }
 
 // TooManyRequests returns the 429001 that asks the caller to wait d.
 func TooManyRequests(d time.Duration) *Error {

@@ -90,7 +90,7 @@ func (p *Push) LocationID() *int64 {
 func (p *Push) Validate() error {
 	err := p.missing.Merge(p.Check.Validate())
 	if err == nil && p.missing.Len() > 0 {
-		err = api.Invalid(p.missing.Map())
+		err = api.InvalidSet(&p.missing)
 	}
 	return api.WithDecoded(p.broken, err)
 }

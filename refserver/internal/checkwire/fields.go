@@ -269,9 +269,21 @@ func (d *decoder) menuItems(out *[]possync.MenuItem) bool {
 	// Room for a typical check's lines from the start, rather than
 	// growing through 1, 2 and 4.
 	items := make([]possync.MenuItem, 0, 8)
+	var spare possync.MenuItem
 	ok := d.array(2, func(i int) bool {
+		if d.missing.Omitted() > 0 {
+			// More members are missing than a 400002 keeps: the push is
+			// refused whatever follows. The rest of the items are still
+			// read, for their syntax and to count what they miss, but
+			// into one spare item, so that a body of nothing but empty
+			// items costs memory in proportion to what is kept rather
+			// than a few hundred bytes per two bytes of body. Rules on
+			// their values go uncounted.
+			spare = possync.MenuItem{}
+			return d.element("menuItems", i, true, func() bool { return d.menuItem(&spare) })
+		}
 		items = append(items, possync.MenuItem{})
-		return d.element("menuItems", i, true, func() bool { return d.menuItem(&items[i]) })
+		return d.element("menuItems", i, true, func() bool { return d.menuItem(&items[len(items)-1]) })
 	})
 	*out = items
 	return ok
