@@ -130,10 +130,7 @@ func (s sandboxAPI) handleReset(_ http.ResponseWriter, r *http.Request) (api.Wri
 		if err := sandbox.Wipe(tx); err != nil {
 			return err
 		}
-		tx.AfterCommit(func() {
-			s.clock.SetOffset(0)
-			s.lastPurge.Store(0)
-		})
+		tx.AfterCommit(func() { s.clock.SetOffset(0) })
 		return nil
 	})
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -62,6 +61,11 @@ type Config struct {
 	// the backoff of order delivery to a universal POS.
 	OrderRetryBase time.Duration
 	OrderRetryMax  time.Duration
+	// SweepInterval (default 1 min) is how often rows past their retention
+	// (store.Retentions: idempotency records, providerD keys, ...) are
+	// deleted. The retention itself is on the virtual clock, so a sweep
+	// after the clock was advanced deletes what the jump expired.
+	SweepInterval time.Duration
 	// ValidateRequests checks every API request (not the sandbox admin
 	// endpoints) against the server's OpenAPI document before its handler
 	// runs, answering 400002/400003 for requests the document forbids. For
@@ -146,11 +150,6 @@ type Server struct {
 	// admin holds the sandbox admin routes alone (see isAdminRoute).
 	admin chi.Routes
 
-	// lastPurge is the virtual time of the last purge of old idempotency
-	// records (Unix seconds), kept by s.writes; a sandbox reset, which puts
-	// the virtual clock back, resets it.
-	lastPurge atomic.Int64
-
 	// ctx lives as long as the server; background workers stop when Close
 	// cancels it. wg tracks them so Close can wait.
 	ctx    context.Context
@@ -193,6 +192,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("refserver: Config.RateLimit must not be negative")
 	}
 	setDefault(&cfg.POSHealthInterval, 30*time.Second)
+	setDefault(&cfg.SweepInterval, time.Minute)
 	setDefault(&cfg.MenuSyncInterval, 5*time.Minute)
 	setDefault(&cfg.OrderRetryBase, time.Second)
 	setDefault(&cfg.OrderRetryMax, 60*time.Second)
@@ -233,7 +233,7 @@ func New(cfg Config) (*Server, error) {
 	})
 	s.tokens = api.NewTokens(db, s.clock.Now)
 	s.api = api.NewResponder(s.log, s.clock.Now, s.tokens)
-	s.writes = api.NewWrites(s.api, db, s.log, cfg.AdminKey, &s.lastPurge)
+	s.writes = api.NewWrites(s.api, db, s.log, cfg.AdminKey)
 	if err := loadClock(ctx, db, s.clock); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("refserver: %w", err)
@@ -262,6 +262,7 @@ func New(cfg Config) (*Server, error) {
 	s.wg.Go(func() { s.orders.Run(s.ctx) })
 	s.wg.Go(func() { s.monitor.Run(s.ctx) })
 	s.wg.Go(func() { s.providerDKeys.Run(s.ctx) })
+	s.wg.Go(func() { s.sweep(s.ctx) })
 	for _, id := range registered {
 		s.monitor.Registered(id)
 	}

@@ -26,11 +26,8 @@ func ProviderDKeyWait(tx *store.Tx, userID int64) (time.Duration, error) {
 
 // StoreProviderDKey keeps the private half of a providerD key handed to a
 // user, valid for one token and ProviderDKeyLifetime on the virtual clock.
-// Expired keys are purged on the way.
+// Expired keys go with the retention sweep (store.Retentions).
 func StoreProviderDKey(tx *store.Tx, userID int64, keyID, privateJWK string) error {
-	if err := tx.PurgeProviderDKeys(); err != nil {
-		return err
-	}
 	return tx.InsertProviderDKey(store.ProviderDKey{
 		KeyID:      keyID,
 		UserID:     userID,

@@ -34,13 +34,3 @@ func (tx *Tx) PutIdempotency(r IdempotencyRecord) error {
 		r.Credential, r.Key, r.RequestHash, r.Status, r.Body, tx.Unix())
 	return err
 }
-
-// PurgeIdempotency deletes records older than IdempotencyRetention and
-// returns how many went.
-func (tx *Tx) PurgeIdempotency() (int64, error) {
-	res, err := tx.exec(`DELETE FROM idempotency_keys WHERE created_at <= ?`, tx.Now().Add(-IdempotencyRetention).Unix())
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
-}

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-func openTest(t *testing.T, path string, now func() time.Time) *DB {
+func openTest(t testing.TB, path string, now func() time.Time) *DB {
 	t.Helper()
 	db, err := Open(context.Background(), path, now)
 	if err != nil {
@@ -219,13 +219,9 @@ func TestIdempotencyRetention(t *testing.T) {
 	if err := get(); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("expired record: %v, want ErrNotFound", err)
 	}
-	var purged int64
-	if err := db.Write(t.Context(), func(tx *Tx) error {
-		var err error
-		purged, err = tx.PurgeIdempotency()
-		return err
-	}); err != nil || purged != 1 {
-		t.Fatalf("purged %d, %v", purged, err)
+	st, err := db.Sweep(t.Context())
+	if err != nil || st.Deleted["idempotency records"] != 1 {
+		t.Fatalf("swept %v, %v", st.Deleted, err)
 	}
 }
 

@@ -227,16 +227,6 @@ func (tx *Tx) OpenProviderDKeys(userID int64) (n int, firstExpiry int64, err err
 // expired" rather than "unknown key".
 const ProviderDKeyRetention = 24 * time.Hour
 
-// PurgeProviderDKeys deletes the keys that expired more than
-// ProviderDKeyRetention ago. Every GET of a key makes one, so without this
-// the table only grows.
-func (tx *Tx) PurgeProviderDKeys() error {
-	if _, err := tx.exec(`DELETE FROM providerd_keys WHERE expires_at <= ?`, tx.Now().Add(-ProviderDKeyRetention).Unix()); err != nil {
-		return fmt.Errorf("purge providerD keys: %w", err)
-	}
-	return nil
-}
-
 // GetProviderDKey returns a providerD key or ErrNotFound.
 func (tx *Tx) GetProviderDKey(keyID string) (ProviderDKey, error) {
 	var k ProviderDKey

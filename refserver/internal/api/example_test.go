@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -30,7 +29,7 @@ func ExampleWrites_Post() {
 	tokens := api.NewTokens(db, time.Now)
 	rd := api.NewResponder(log, time.Now, tokens)
 	guards := api.NewGuards(rd, tokens, db, "admin-key")
-	writes := api.NewWrites(rd, db, log, "admin-key", new(atomic.Int64))
+	writes := api.NewWrites(rd, db, log, "admin-key")
 
 	r := chi.NewRouter()
 	r.Use(api.Tracing, rd.Recover, rd.LimitBody, rd.RequireJSON)

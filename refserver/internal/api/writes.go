@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"sync/atomic"
 
 	"github.com/go-chi/chi/v5"
 
@@ -49,19 +48,15 @@ type Writes struct {
 	log     *slog.Logger
 	sealKey []byte
 	locks   keylock.Set
-	// lastPurge is the virtual time of the last purge of old records (Unix
-	// seconds), so purging happens at most once a minute. Its owner resets
-	// it when it turns the virtual clock back.
-	lastPurge *atomic.Int64
 }
 
 // NewWrites returns the Writes of a server: records are kept in db and
-// sealed with a key derived from adminKey; lastPurge is the time of the
-// last purge of expired records.
-func NewWrites(rd *Responder, db *store.DB, log *slog.Logger, adminKey string, lastPurge *atomic.Int64) *Writes {
+// sealed with a key derived from adminKey. Expired records go with the
+// retention sweep (store.Retentions).
+func NewWrites(rd *Responder, db *store.DB, log *slog.Logger, adminKey string) *Writes {
 	m := hmac.New(sha256.New, []byte(adminKey))
 	m.Write([]byte("hospo-refserver/idempotency-seal/v1"))
-	return &Writes{rd: rd, db: db, log: log, sealKey: m.Sum(nil), lastPurge: lastPurge}
+	return &Writes{rd: rd, db: db, log: log, sealKey: m.Sum(nil)}
 }
 
 // writeEndpoint is the handler Writes.Handler returns.
@@ -220,28 +215,13 @@ func (ws *Writes) remember(tx *store.Tx, idem *idemRequest, status int, body []b
 	if err != nil {
 		return err
 	}
-	if err := tx.PutIdempotency(store.IdempotencyRecord{
+	return tx.PutIdempotency(store.IdempotencyRecord{
 		Credential:  idem.credential,
 		Key:         idem.key,
 		RequestHash: idem.requestHash,
 		Status:      status,
 		Body:        sealed,
-	}); err != nil {
-		return err
-	}
-	return ws.maybePurge(tx)
-}
-
-// maybePurge deletes expired records at most once a minute of virtual
-// time, piggybacking on a write that is happening anyway.
-func (ws *Writes) maybePurge(tx *store.Tx) error {
-	now := tx.Unix()
-	last := ws.lastPurge.Load()
-	if now-last < 60 || !ws.lastPurge.CompareAndSwap(last, now) {
-		return nil
-	}
-	_, err := tx.PurgeIdempotency()
-	return err
+	})
 }
 
 // requestHash identifies a request's content for idempotency: method, path,
