@@ -187,7 +187,7 @@ func (f *Feed) All(ctx context.Context) iter.Seq2[Event, error] {
 
 // Follow yields the events after the Feed's cursor as they happen, until
 // ctx ends: it reads page after page, and when the feed is caught up it
-// long-polls (FeedQuery.Wait, MaxWait when zero), so that a new event
+// long-polls (FeedQuery.Wait; MaxWait when zero or above it), so that a new event
 // arrives within moments.
 //
 // Follow ends without an error when ctx ends: cancelling ctx is how to
