@@ -1,0 +1,149 @@
+package events
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
+)
+
+// Webhook is a subscription: the service POSTs the events of the listed
+// types to URL, signed with the webhook's secret.
+type Webhook struct {
+	WebhookID string `json:"webhookId"`
+	URL       string `json:"url"`
+	// Events are the subscribed types, or [AllTypes] for every type.
+	Events      []Type          `json:"events"`
+	Description string          `json:"description"`
+	CreatedAt   client.UnixTime `json:"createdAt"`
+}
+
+// CreateWebhookRequest is the body of CreateWebhook.
+type CreateWebhookRequest struct {
+	// URL receives the deliveries: an absolute http or https URL.
+	URL string `json:"url"`
+	// Events lists the types to deliver, or is [AllTypes] for every type,
+	// including those the service adds later.
+	Events []Type `json:"events"`
+	// Description is a note for people, such as what the endpoint is.
+	Description string `json:"description,omitempty"`
+}
+
+// Validate checks the request the way the service does: url is an
+// absolute http or https URL with a host, and events is a non-empty list of
+// known types (Type.Known) or AllTypes. It returns nil or a
+// *client.ValidationError with the service's paths ("url", "events",
+// "events[2]").
+func (r CreateWebhookRequest) Validate() error {
+	var s fielderr.Set
+	if r.URL == "" {
+		s.Add("url", fielderr.ReasonRequired)
+	} else if u, err := url.Parse(r.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		s.Add("url", "must be an absolute http or https URL")
+	}
+	if len(r.Events) == 0 {
+		s.Add("events", fielderr.ReasonRequired)
+	}
+	for i, t := range r.Events {
+		if t != AllTypes && !t.Known() {
+			s.Add(fielderr.Index("events", i), "unknown event type")
+		}
+	}
+	return s.Err()
+}
+
+// CreatedWebhook is the answer of CreateWebhook.
+type CreatedWebhook struct {
+	Webhook Webhook `json:"webhook"`
+	// Secret ("whsec_...") signs the webhook's deliveries. It is shown
+	// only here, once: keep it where the receiver can read it (NewHandler,
+	// NewVerifier) and nowhere else.
+	Secret      string             `json:"secret"`
+	RequestInfo client.RequestInfo `json:"requestInfo"`
+}
+
+// CreateWebhook subscribes a URL to event types. The request is checked
+// with Validate first; a request that fails is not sent. The answer holds
+// the webhook's signing secret, which no other call returns.
+//
+// The call carries an Idempotency-Key (generated, or the one of
+// client.WithIdempotencyKey), so a retry never creates a second webhook.
+//
+// POST /v1/webhooks
+func (s *Service) CreateWebhook(ctx context.Context, req CreateWebhookRequest, opts ...client.Option) (*CreatedWebhook, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	var out CreatedWebhook
+	_, err := s.c.Do(ctx, &client.Request{
+		Method: http.MethodPost,
+		Path:   "v1/webhooks",
+		Body:   req,
+		Auth:   client.AuthAPIKey,
+	}, &out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// webhooksResponse is the body of GET /v1/webhooks.
+type webhooksResponse struct {
+	Webhooks    []Webhook          `json:"webhooks"`
+	RequestInfo client.RequestInfo `json:"requestInfo"`
+}
+
+// ListWebhooks lists the API key's own webhooks.
+//
+// GET /v1/webhooks
+func (s *Service) ListWebhooks(ctx context.Context, opts ...client.Option) ([]Webhook, error) {
+	var out webhooksResponse
+	_, err := s.c.Do(ctx, &client.Request{
+		Method: http.MethodGet,
+		Path:   "v1/webhooks",
+		Auth:   client.AuthAPIKey,
+	}, &out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if out.Webhooks == nil {
+		out.Webhooks = []Webhook{}
+	}
+	return out.Webhooks, nil
+}
+
+// DeleteWebhook deletes one of the key's webhooks; nothing more is
+// delivered to it. Another key's webhook, or an unknown one, is 404001
+// (client.ErrNotFound).
+//
+// DELETE /v1/webhooks/{webhookId}
+func (s *Service) DeleteWebhook(ctx context.Context, webhookID string, opts ...client.Option) error {
+	if webhookID == "" {
+		return ErrEmptyID
+	}
+	_, err := s.c.Do(ctx, &client.Request{
+		Method: http.MethodDelete,
+		Path:   "v1/webhooks/" + url.PathEscape(webhookID),
+		Auth:   client.AuthAPIKey,
+	}, nil, opts...)
+	return err
+}
+
+// PingWebhook asks the service to deliver a ping event to the webhook, to
+// test the receiving end. It returns once the service has accepted the
+// request (202); the delivery follows, and shows in ListDeliveries.
+//
+// POST /v1/webhooks/{webhookId}/ping
+func (s *Service) PingWebhook(ctx context.Context, webhookID string, opts ...client.Option) error {
+	if webhookID == "" {
+		return ErrEmptyID
+	}
+	_, err := s.c.Do(ctx, &client.Request{
+		Method: http.MethodPost,
+		Path:   "v1/webhooks/" + url.PathEscape(webhookID) + "/ping",
+		Auth:   client.AuthAPIKey,
+	}, nil, opts...)
+	return err
+}
