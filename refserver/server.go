@@ -66,6 +66,13 @@ type Config struct {
 	// deleted. The retention itself is on the virtual clock, so a sweep
 	// after the clock was advanced deletes what the jump expired.
 	SweepInterval time.Duration
+	// StartCheckBytes is the largest database file checked in full before
+	// New returns (default store.DefaultForegroundCheck, 256 MiB, about
+	// half a second; negative: every file). A larger file is checked in
+	// the background once the server runs, so that a database of
+	// gigabytes starts in milliseconds; damage found then is delivered on
+	// Damaged, and the server should be stopped.
+	StartCheckBytes int64
 	// ValidateRequests checks every API request (not the sandbox admin
 	// endpoints) against the server's OpenAPI document before its handler
 	// runs, answering 400002/400003 for requests the document forbids. For
@@ -155,6 +162,8 @@ type Server struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// damaged receives the error of the background integrity check.
+	damaged chan error
 
 	closeOnce sync.Once
 	closeErr  error
@@ -218,7 +227,11 @@ func New(cfg Config) (*Server, error) {
 	s.cert = cert
 
 	ctx := context.Background()
-	db, err := store.Open(ctx, cfg.DBPath, s.clock.Now)
+	startCheck := cfg.StartCheckBytes
+	if startCheck == 0 {
+		startCheck = store.DefaultForegroundCheck
+	}
+	db, err := store.Open(ctx, cfg.DBPath, s.clock.Now, store.CheckInForegroundUpTo(startCheck))
 	if err != nil {
 		return nil, fmt.Errorf("refserver: %w", err)
 	}
@@ -263,6 +276,13 @@ func New(cfg Config) (*Server, error) {
 	s.wg.Go(func() { s.monitor.Run(s.ctx) })
 	s.wg.Go(func() { s.providerDKeys.Run(s.ctx) })
 	s.wg.Go(func() { s.sweep(s.ctx) })
+	s.damaged = make(chan error, 1)
+	s.wg.Go(func() {
+		if err := s.db.Verify(s.ctx); err != nil && s.ctx.Err() == nil {
+			s.log.Error("the database file is damaged; stop the server", slog.Any("error", err))
+			s.damaged <- err
+		}
+	})
 	for _, id := range registered {
 		s.monitor.Registered(id)
 	}
@@ -319,6 +339,11 @@ func (s *Server) Fixtures(ctx context.Context) (sandbox.Fixtures, error) {
 // restarts. The start-up banner shows it, since a clock left ahead by an
 // earlier run changes what the sandbox answers.
 func (s *Server) ClockOffset() time.Duration { return s.clock.Offset() }
+
+// Damaged delivers the error of the integrity check of a database file
+// too large to check before New returned (Config.StartCheckBytes), when it
+// finds damage. Nothing is delivered for an intact file.
+func (s *Server) Damaged() <-chan error { return s.damaged }
 
 // Close stops the background workers, waits for them and closes the
 // database. In-flight requests should be finished first (http.Server's

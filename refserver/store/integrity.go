@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/mattn/go-sqlite3"
@@ -17,6 +19,83 @@ var ErrDamaged = errors.New("store: database file is damaged")
 // maxDamageReports bounds how many problems quick_check lists: the first
 // few say what is wrong; a badly damaged file can have thousands.
 const maxDamageReports = 3
+
+// DefaultForegroundCheck is the largest file Open checks in full before it
+// returns: about half a second of reading (BENCHMARKS.md).
+const DefaultForegroundCheck = 256 << 20
+
+// OpenOption adjusts Open.
+type OpenOption func(*openConfig)
+
+type openConfig struct {
+	foregroundCheck int64
+}
+
+// CheckInForegroundUpTo makes Open check a file of up to n bytes in full
+// before it returns (DefaultForegroundCheck when not given; negative: every
+// file). A larger file gets only the checks that cost nothing at Open (its
+// header, its length against its page count), so that a server on a file
+// of gigabytes starts in milliseconds rather than seconds, and Verify does
+// the full check afterwards.
+func CheckInForegroundUpTo(n int64) OpenOption {
+	return func(c *openConfig) { c.foregroundCheck = n }
+}
+
+// startCheck checks the file at path through conn at Open, in full when it
+// is small enough, and reports whether the full check is left to Verify.
+func (c openConfig) startCheck(ctx context.Context, conn *sql.DB, path string) (deferred bool, err error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if c.foregroundCheck < 0 || fi.Size() <= c.foregroundCheck {
+		return false, checkIntegrity(ctx, conn, path)
+	}
+	// A file cut short is the damage a copy or a full disk leaves most
+	// often, and the header says how long the main file must be (pages a
+	// WAL holds beyond it are not counted there).
+	if want, ok := headerLength(path); ok && want > fi.Size() {
+		return false, damaged(path, fmt.Sprintf("the file has %d bytes, its header says %d", fi.Size(), want))
+	}
+	return true, nil
+}
+
+// headerLength returns the length of the database file that its header
+// states (page size times the in-header page count), when the header holds
+// a valid count.
+func headerLength(path string) (int64, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	var h [100]byte
+	if _, err := f.ReadAt(h[:], 0); err != nil {
+		return 0, false
+	}
+	pageSize := int64(binary.BigEndian.Uint16(h[16:18]))
+	if pageSize == 1 {
+		pageSize = 65536
+	}
+	pages := int64(binary.BigEndian.Uint32(h[28:32]))
+	// The count is valid only when the change counter it was written with
+	// (offset 92) is the file's (offset 24).
+	if binary.BigEndian.Uint32(h[92:96]) != binary.BigEndian.Uint32(h[24:28]) || pages == 0 {
+		return 0, false
+	}
+	return pages * pageSize, true
+}
+
+// Verify runs the integrity check that Open left for later because the
+// file was large (see CheckInForegroundUpTo), on a reader connection while
+// the database is in use. It returns nil at once when Open checked the
+// file, and an error wrapping ErrDamaged when the check finds damage.
+func (db *DB) Verify(ctx context.Context) error {
+	if !db.unverified {
+		return nil
+	}
+	return checkIntegrity(ctx, db.read, db.path)
+}
 
 // checkIntegrity runs SQLite's quick_check on conn. A damaged file opens
 // without complaint and fails only when a request reads a damaged page, as

@@ -142,3 +142,62 @@ func overwrite(t *testing.T, path string, off, n int64) {
 		t.Fatal(err)
 	}
 }
+
+// A file above the foreground limit opens at once; a truncated file or a
+// damaged header is still refused there, and Verify finds the damage that
+// only reading every page shows. An intact file passes both.
+func TestVerifyChecksLargeFilesAfterOpen(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		damage     func(t *testing.T, path string, pageSize, root int64)
+		refusedNow bool
+	}{
+		{"intact", func(*testing.T, string, int64, int64) {}, false},
+		{"garbage over a table's root page", func(t *testing.T, path string, pageSize, root int64) {
+			overwrite(t, path, (root-1)*pageSize, pageSize)
+		}, false},
+		{"a truncated file", func(t *testing.T, path string, pageSize, _ int64) {
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(path, fi.Size()-10*pageSize); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"the file header", func(t *testing.T, path string, _, _ int64) {
+			overwrite(t, path, 0, 100)
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "large.db")
+			pageSize, root := fillDatabase(t, path)
+			tt.damage(t, path, pageSize, root)
+
+			db, err := Open(t.Context(), path, nil, CheckInForegroundUpTo(1))
+			if tt.refusedNow {
+				if !errors.Is(err, ErrDamaged) {
+					t.Fatalf("Open: %v, want ErrDamaged", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			defer db.Close()
+			err = db.Verify(t.Context())
+			if tt.name == "intact" {
+				if err != nil {
+					t.Errorf("Verify: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), path) {
+				t.Errorf("Verify: %v, want ErrDamaged naming the file", err)
+			}
+		})
+	}
+}

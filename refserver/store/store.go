@@ -44,6 +44,9 @@ type DB struct {
 	tokens tokenCache
 	ckpt   *checkpointer // nil for an in-memory database; see checkpoint.go
 	lock   *fileLock     // nil for an in-memory database; see lock.go
+	// unverified: the file was too large to check in Open; Verify checks
+	// it (integrity.go).
+	unverified bool
 }
 
 // writerDriver is go-sqlite3 with wal_autocheckpoint=0 set on every new
@@ -63,9 +66,13 @@ func init() {
 // Open opens (creating if needed) the database at path and applies the
 // embedded migrations that have not been applied yet. now is the clock that
 // stamps every transaction; the server passes its virtual clock.
-func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
+func Open(ctx context.Context, path string, now func() time.Time, opts ...OpenOption) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("store: empty database path")
+	}
+	oc := openConfig{foregroundCheck: DefaultForegroundCheck}
+	for _, o := range opts {
+		o(&oc)
 	}
 	if now == nil {
 		now = time.Now
@@ -106,7 +113,7 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 			db.Close()
 			return nil, openError(path, err)
 		}
-		if err := checkIntegrity(ctx, w, path); err != nil {
+		if db.unverified, err = oc.startCheck(ctx, w, path); err != nil {
 			db.Close()
 			return nil, err
 		}

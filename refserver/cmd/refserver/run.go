@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hospo-dev/hospo-go/refserver"
+	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
 // DefaultAdminKey is the well-known admin key of a local sandbox. It guards
@@ -41,6 +42,7 @@ type options struct {
 	menuSyncInterval  time.Duration
 	validate          bool
 	pprofAddr         string
+	startCheckBytes   int64
 	adminHosts        []string
 	timeouts          timeouts
 }
@@ -83,6 +85,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.posHealthInterval, "pos-health-interval", 30*time.Second, "how often universal POS health is checked")
 	fs.DurationVar(&o.menuSyncInterval, "menu-sync-interval", 5*time.Minute, "how often universal POS menus are synced")
 	fs.BoolVar(&o.validate, "validate", false, "check every API request against the OpenAPI document (400002/400003 for requests it forbids)")
+	fs.Int64Var(&o.startCheckBytes, "start-check-bytes", store.DefaultForegroundCheck,
+		"largest database file checked in full before the server starts serving; a larger one is checked in the background, and damage found then stops the server (negative: every file)")
 	fs.StringVar(&o.pprofAddr, "pprof", "", "serve Go runtime profiles (/debug/pprof/) on this address, e.g. 127.0.0.1:6060 (off when empty)")
 	fs.Func("admin-host", "a host name, besides loopback ones, under which the admin API and the console answer (comma-separated list; may be repeated)", func(v string) error {
 		for h := range strings.SplitSeq(v, ",") {
@@ -177,6 +181,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		MenuSyncInterval:  o.menuSyncInterval,
 		ValidateRequests:  o.validate,
 		AdminHosts:        o.adminHosts,
+		StartCheckBytes:   o.startCheckBytes,
 	})
 	if err != nil {
 		return err
@@ -216,6 +221,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	select {
 	case <-ctx.Done():
 	case serveErr = <-errc:
+	case serveErr = <-srv.Damaged():
+		// A large file is checked after start; damage found then stops
+		// the server with the same message a small file gets at start.
 	}
 	logger.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)

@@ -216,20 +216,50 @@ func TestRunRefusesADatabaseInUse(t *testing.T) {
 	}
 }
 
-// A database file damaged while the server was down is refused at start,
-// with a message naming the file, rather than served until a request
-// reads a damaged page and gets a 500.
+// A database file damaged while the server was down is refused with a
+// message naming the file, rather than served until a request reads a
+// damaged page and gets a 500: at start, or, for a file above
+// -start-check-bytes, by stopping the server once the check in the
+// background finds it.
 func TestRunRefusesADamagedDatabase(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "damaged.db")
+	for _, tt := range []struct {
+		name  string
+		flags []string
+	}{
+		{"checked at start", nil},
+		{"checked in the background", []string{"-start-check-bytes", "1"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			db := filepath.Join(t.TempDir(), "damaged.db")
+			damageDatabase(t, db)
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			started := false
+			args := append([]string{"-db", db, "-addr", "127.0.0.1:0", "-tls-addr", "127.0.0.1:0"}, tt.flags...)
+			err := run(ctx, args, io.Discard, io.Discard, func(string, string) { started = true })
+			if err == nil || !strings.Contains(err.Error(), "database file is damaged: "+db) {
+				t.Fatalf("run on a damaged file: %v, want a refusal naming %s", err, db)
+			}
+			if background := tt.flags != nil; started != background {
+				t.Errorf("started serving: %v, want %v", started, background)
+			}
+		})
+	}
+}
+
+// damageDatabase makes a database at db with a server, stops it and writes
+// garbage over the first page of a table that nothing reads at start:
+// without a check the server would serve until an order is read.
+func damageDatabase(t *testing.T, db string) {
+	t.Helper()
 	first := startRun(t, "-db", db)
 	first.cancel()
 	if err := <-first.done; err != nil {
 		t.Fatal(err)
 	}
 	first.done <- nil
-	// Garbage over the first page of a table that nothing reads at start:
-	// without a check the server would serve until an order is read.
 	raw, err := sql.Open("sqlite3", db+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
@@ -250,12 +280,4 @@ func TestRunRefusesADamagedDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-
-	// Should it start after all, it stops at once so the test can fail.
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	err = run(ctx, []string{"-db", db, "-addr", "127.0.0.1:0", "-tls-addr", "127.0.0.1:0"}, io.Discard, io.Discard, func(string, string) { cancel() })
-	if err == nil || !strings.Contains(err.Error(), "database file is damaged: "+db) {
-		t.Fatalf("run on a damaged file: %v, want a refusal naming %s", err, db)
-	}
 }
