@@ -121,3 +121,10 @@ func (s *Server) restoreSnapshot(ctx context.Context, id string) error {
 	s.orders.Wake()
 	return nil
 }
+
+// SnapshotFile returns the SQLite file of snapshot id, to copy out and
+// start another server from (Config.DBPath). It fails for an unknown id,
+// and for every id when the database, and so the snapshots, are in memory.
+func (s *Server) SnapshotFile(id string) (string, error) {
+	return s.snapshots.File(id)
+}
