@@ -331,3 +331,51 @@ func TestRestoreRefusesBadCopies(t *testing.T) {
 		t.Error("a refused restore changed the database")
 	}
 }
+
+// TestRestoreRecompilesStatements: statements compiled before a restore,
+// on the readers and the writer, read the restored schema after it, even
+// where a table's pages moved (the backup bumps the schema cookie).
+func TestRestoreRecompilesStatements(t *testing.T) {
+	t.Parallel()
+	db := openTest(t, filepath.Join(t.TempDir(), "live.db"), nil)
+	script := func(s string) {
+		t.Helper()
+		if err := db.Write(t.Context(), func(tx *Tx) error { _, err := tx.execScript(s); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const query = `SELECT a FROM moved`
+	read := func() (got string) {
+		t.Helper()
+		err := db.Read(t.Context(), func(tx *Tx) error { return tx.queryRow(query).Scan(&got) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w string
+		if err := db.Write(t.Context(), func(tx *Tx) error { return tx.queryRow(query).Scan(&w) }); err != nil {
+			t.Fatal(err)
+		}
+		if w != got {
+			t.Fatalf("the writer reads %q, a reader %q", w, got)
+		}
+		return got
+	}
+	script(`CREATE TABLE moved (a TEXT); INSERT INTO moved VALUES ('snapshot')`)
+	path := filepath.Join(t.TempDir(), "copy.sqlite")
+	if _, err := db.CopyToFile(t.Context(), path); err != nil {
+		t.Fatal(err)
+	}
+	script(`DROP TABLE moved; CREATE TABLE pad (b BLOB); INSERT INTO pad VALUES (randomblob(100000));
+		CREATE TABLE moved (a TEXT); INSERT INTO moved VALUES ('live')`)
+	for range 3 { // compiled by now in both caches
+		if got := read(); got != "live" {
+			t.Fatalf("before the restore: %q", got)
+		}
+	}
+	if err := db.RestoreFile(t.Context(), path, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got != "snapshot" {
+		t.Errorf("after the restore: %q, want snapshot", got)
+	}
+}
