@@ -24,6 +24,7 @@ func (s *Server) withConsole(api *chi.Mux, j *journal.Journal, hosts func(http.H
 		DB:              s.db,
 		Clock:           s.clock,
 		Faults:          s.faults,
+		Snapshots:       s.snapshots,
 		Journal:         j,
 		Logger:          s.log,
 		Gateways:        rules.Gateways,

@@ -132,6 +132,10 @@ func (s *Server) routes() http.Handler {
 		r.Get("/sandbox/faults", sb.handleListFaults)
 		s.writes.Post(r, "/sandbox/faults", http.StatusCreated, sb.handleAddFault)
 		r.Delete("/sandbox/faults", sb.handleClearFaults)
+		s.writes.Post(r, "/sandbox/snapshots", http.StatusCreated, sb.handleCreateSnapshot)
+		r.Get("/sandbox/snapshots", sb.handleListSnapshots)
+		s.writes.Post(r, "/sandbox/snapshots/{snapshotId}/restore", http.StatusOK, sb.handleRestoreSnapshot)
+		r.Delete("/sandbox/snapshots/{snapshotId}", sb.handleDeleteSnapshot)
 		r.Get(journal.Path, journal.Handler(s.api, j))
 	}
 	r.Group(func(r chi.Router) {

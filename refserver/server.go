@@ -136,6 +136,8 @@ type Server struct {
 	demo    sandbox.Demo
 	// providerDKeys holds providerD keys made ahead of time.
 	providerDKeys *sandbox.KeyPool
+	// snapshots keeps the sandbox's snapshots (sandbox_snapshots.go).
+	snapshots *sandbox.Snapshots
 
 	// The API plumbing (package api): api writes every response, tokens
 	// looks access tokens up, guards check credentials and make the
@@ -236,6 +238,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("refserver: %w", err)
 	}
 	s.db = db
+	s.snapshots = sandbox.NewSnapshots(db, cfg.DBPath, s.clock.Now)
 	s.orders = outbound.NewOrderDispatcher(outbound.OrderConfig{
 		DB: db, Now: s.clock.Now, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
 		RetryBase: cfg.OrderRetryBase, RetryMax: cfg.OrderRetryMax,
@@ -352,7 +355,7 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.cancel()
 		s.wg.Wait()
-		s.closeErr = s.db.Close()
+		s.closeErr = errors.Join(s.snapshots.Close(), s.db.Close())
 	})
 	return s.closeErr
 }

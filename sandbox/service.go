@@ -37,6 +37,7 @@ type API interface {
 	CACertificate(ctx context.Context, opts ...client.Option) ([]byte, error)
 	CertPool(ctx context.Context, opts ...client.Option) (*x509.CertPool, error)
 	ProviderTrust(ctx context.Context, opts ...client.Option) (wallet.ServiceOption, error)
+	SnapshotAPI
 }
 
 var _ API = (*Service)(nil)

@@ -40,6 +40,9 @@ type Config struct {
 	// Faults are the sandbox's injected faults, listed on the controls
 	// page. Required.
 	Faults *sandbox.Faults
+	// Snapshots are the sandbox's snapshots, listed on the controls page;
+	// nil lists none.
+	Snapshots *sandbox.Snapshots
 	// Journal is the request journal the requests page shows; nil shows
 	// the journal as turned off.
 	Journal *journal.Journal
@@ -138,6 +141,9 @@ func (h *Handler) routes() chi.Router {
 			r.Post("/controls/faults", h.handleAddFault)
 			r.Post("/controls/faults/clear", h.handleClearFaults)
 			r.Post("/controls/reset", h.handleReset)
+			r.Post("/controls/snapshots", h.handleSaveSnapshot)
+			r.Post("/controls/snapshots/restore", h.handleRestoreSnapshot)
+			r.Post("/controls/snapshots/delete", h.handleDeleteSnapshot)
 		})
 	})
 	return r

@@ -225,8 +225,9 @@ func (h *Handler) loadRequests(r *http.Request) (any, error) {
 }
 
 type controlsView struct {
-	Clock  statusView
-	Faults []sandbox.Fault
+	Clock     statusView
+	Faults    []sandbox.Fault
+	Snapshots []snapshotView
 	// QuickAdvances are the one-click clock steps, in seconds. Six minutes
 	// is the first that takes a location offline.
 	QuickAdvances []quickAdvance
@@ -241,9 +242,14 @@ func (h *Handler) loadControls(*http.Request) (any, error) {
 	// One second past the online window: a heartbeat sent just before is
 	// stale just after.
 	offline := int64(h.cfg.POSOnlineWindow/time.Second) + 1
+	snapshots, err := h.loadSnapshots()
+	if err != nil {
+		return nil, err
+	}
 	return controlsView{
-		Clock:  h.status(),
-		Faults: h.cfg.Faults.List(),
+		Clock:     h.status(),
+		Faults:    h.cfg.Faults.List(),
+		Snapshots: snapshots,
 		QuickAdvances: []quickAdvance{
 			{60, "+1m"},
 			{offline, "+" + formatDuration(offline) + " (POSes go offline)"},

@@ -73,7 +73,8 @@ type Env struct {
 
 // Start starts a server on a fresh database in t.TempDir() and stops it when
 // the test ends. opts adjust the Config before New (URLs and DBPath are
-// already set; an option may replace them, e.g. DBPath ":memory:").
+// already set; an option may replace them, e.g. DBPath ":memory:", or
+// start from a snapshot file, FromSnapshot).
 // Set HOSPO_REFSERVER_LOG=1 to see the server's log on stderr.
 //
 // Every request to the server and every response from it is checked
@@ -106,6 +107,7 @@ func Start(t testing.TB, opts ...func(*refserver.Config)) *Env {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	startFrom(t, &cfg)
 	var checks []openapi.CheckOption
 	if _, off := noRequestValidation.LoadAndDelete(&cfg); off {
 		checks = append(checks, openapi.WithoutRequestChecks())

@@ -18,6 +18,12 @@ import (
 var migrations embed.FS
 
 func (db *DB) migrate(ctx context.Context) error {
+	return db.migrateWith(ctx, db.Write)
+}
+
+// migrateWith applies the migrations, each in its own transaction run by
+// write: db.Write at start, the writer's own runOne after a restore.
+func (db *DB) migrateWith(ctx context.Context, write func(context.Context, func(*Tx) error) error) error {
 	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		name       TEXT PRIMARY KEY,
 		applied_at INTEGER NOT NULL
@@ -35,7 +41,7 @@ func (db *DB) migrate(ctx context.Context) error {
 			return fmt.Errorf("store: migrate: %w", err)
 		}
 		base := name[len("migrations/"):]
-		err = db.Write(ctx, func(tx *Tx) error {
+		err = write(ctx, func(tx *Tx) error {
 			var n int
 			if err := tx.queryRow(`SELECT count(*) FROM schema_migrations WHERE name = ?`, base).Scan(&n); err != nil {
 				return err
@@ -72,4 +78,17 @@ func (tx *Tx) AppliedMigrations() ([]string, error) {
 		names = append(names, n)
 	}
 	return names, rows.Err()
+}
+
+// migrationNames lists the names of the embedded migrations in order.
+func migrationNames() ([]string, error) {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		names[i] = n[len("migrations/"):]
+	}
+	return names, nil
 }

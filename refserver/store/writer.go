@@ -34,8 +34,11 @@ var errClosed = errors.New("store: database closed")
 
 // writeJob is one Write call waiting for the writer.
 type writeJob struct {
-	ctx   context.Context
-	fn    func(tx *Tx) error
+	ctx context.Context
+	fn  func(tx *Tx) error
+	// alone, when set instead of fn, runs by itself: no transaction is
+	// open and nothing else runs on the writer connection (doAlone).
+	alone func() error
 	tx    *Tx
 	err   error
 	panic any // a panic of fn, re-raised in the caller's goroutine
@@ -93,6 +96,20 @@ func (w *writer) stop() {
 
 // do runs fn as one job and returns its result.
 func (w *writer) do(ctx context.Context, fn func(tx *Tx) error) error {
+	return w.submit(ctx, &writeJob{ctx: ctx, fn: fn, done: make(chan struct{})})
+}
+
+// doAlone runs fn in the writer goroutine after every write queued before
+// it has committed and before any write queued after it starts, with the
+// writer connection free and no transaction open: what replacing the
+// whole database needs (backup.go). fn may run transactions of its own
+// with runOne.
+func (w *writer) doAlone(ctx context.Context, fn func() error) error {
+	return w.submit(ctx, &writeJob{ctx: ctx, alone: fn, done: make(chan struct{})})
+}
+
+// submit queues j and waits for its answer.
+func (w *writer) submit(ctx context.Context, j *writeJob) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -101,7 +118,6 @@ func (w *writer) do(ctx context.Context, fn func(tx *Tx) error) error {
 		return errClosed
 	default:
 	}
-	j := &writeJob{ctx: ctx, fn: fn, done: make(chan struct{})}
 	select {
 	case w.queue <- j:
 	case <-w.closing:
@@ -139,8 +155,10 @@ wait:
 	if j.err != nil {
 		return j.err
 	}
-	for _, f := range j.tx.afterCommit {
-		f()
+	if j.tx != nil {
+		for _, f := range j.tx.afterCommit {
+			f()
+		}
 	}
 	return nil
 }
@@ -187,28 +205,70 @@ func take(batch []*writeJob, j *writeJob) []*writeJob {
 // runBatch adds the jobs waiting in the queue to batch, up to maxBatch,
 // runs them in one transaction and answers them.
 func (w *writer) runBatch(batch []*writeJob) {
+	if len(batch) == 1 && batch[0].alone != nil {
+		w.runAlone(batch[0])
+		return
+	}
 	// Let the goroutines that are ready to run go first: under load, some
 	// are about to queue a write, which then shares this transaction's
 	// BEGIN and COMMIT instead of paying for its own. With nothing else
 	// to run, the yield returns at once.
 	runtime.Gosched()
+	// next is a job that must run alone: it ends the batch, and the jobs
+	// queued after it wait for it.
+	var next *writeJob
 collect:
 	for len(batch) < maxBatch {
 		select {
 		case j := <-w.queue:
+			if j.alone != nil {
+				next = j
+				break collect
+			}
 			batch = take(batch, j)
 		default:
 			break collect
 		}
 	}
-	if len(batch) == 0 {
-		return
+	if len(batch) > 0 {
+		committed := w.run(batch)
+		for _, j := range batch {
+			close(j.done)
+		}
+		w.afterBatch(committed)
 	}
-	committed := w.run(batch)
-	for _, j := range batch {
-		close(j.done)
+	if next != nil && len(take(nil, next)) > 0 {
+		w.runAlone(next)
 	}
-	w.afterBatch(committed)
+}
+
+// runAlone runs a job of doAlone and answers it.
+func (w *writer) runAlone(j *writeJob) {
+	if err := j.ctx.Err(); err != nil {
+		j.err = err
+	} else {
+		j.panic, j.err = runJob(func(*Tx) error { return j.alone() }, nil)
+	}
+	close(j.done)
+	w.afterBatch(true)
+}
+
+// runOne runs fn in a transaction of its own on the writer connection, and
+// then the functions it registered with AfterCommit. Only a job of
+// doAlone may call it: it is the writer goroutine.
+func (w *writer) runOne(fn func(tx *Tx) error) error {
+	j := &writeJob{ctx: context.Background(), fn: fn}
+	w.run([]*writeJob{j})
+	if j.panic != nil {
+		panic(j.panic)
+	}
+	if j.err != nil {
+		return j.err
+	}
+	for _, f := range j.tx.afterCommit {
+		f()
+	}
+	return nil
 }
 
 // afterBatch does what can wait until the batch's callers have their
