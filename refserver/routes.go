@@ -132,6 +132,13 @@ func (s *Server) routes() http.Handler {
 		r.Get("/sandbox/faults", sb.handleListFaults)
 		s.writes.Post(r, "/sandbox/faults", http.StatusCreated, sb.handleAddFault)
 		r.Delete("/sandbox/faults", sb.handleClearFaults)
+		// The sandbox plays the other side (contract.md section 9).
+		s.writes.Post(r, "/sandbox/locations/{locationId}/checks/{checkNumber}/payments", http.StatusCreated, sb.handlePayCheck)
+		r.Method(http.MethodPut, "/sandbox/locations/{locationId}/diners", s.writes.Handler(http.StatusOK, sb.handleSetDiners))
+		r.Get("/sandbox/locations/{locationId}/diners", sb.handleGetDiners)
+		r.Delete("/sandbox/locations/{locationId}/diners", sb.handleStopDiners)
+		r.Method(http.MethodPut, "/sandbox/locations/{locationId}/demo-pos", s.writes.Handler(http.StatusOK, sb.handleSetDemoPOS))
+		r.Get("/sandbox/locations/{locationId}/demo-pos", sb.handleGetDemoPOS)
 		r.Get(journal.Path, journal.Handler(s.api, j))
 	}
 	r.Group(func(r chi.Router) {
