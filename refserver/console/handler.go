@@ -138,6 +138,10 @@ func (h *Handler) routes() chi.Router {
 			r.Post("/controls/faults", h.handleAddFault)
 			r.Post("/controls/faults/clear", h.handleClearFaults)
 			r.Post("/controls/reset", h.handleReset)
+			r.Post("/controls/locations/{locationId}/pay", h.handlePayCheck)
+			r.Post("/controls/locations/{locationId}/diners", h.handleSetDiners)
+			r.Post("/controls/locations/{locationId}/diners/stop", h.handleStopDiners)
+			r.Post("/controls/locations/{locationId}/demo-pos", h.handleSetDemoPOS)
 		})
 	})
 	return r
