@@ -136,6 +136,13 @@ func (s *Server) routes() http.Handler {
 		r.Get("/sandbox/snapshots", sb.handleListSnapshots)
 		s.writes.Post(r, "/sandbox/snapshots/{snapshotId}/restore", http.StatusOK, sb.handleRestoreSnapshot)
 		r.Delete("/sandbox/snapshots/{snapshotId}", sb.handleDeleteSnapshot)
+		// The sandbox plays the other side (contract.md section 9).
+		s.writes.Post(r, "/sandbox/locations/{locationId}/checks/{checkNumber}/payments", http.StatusCreated, sb.handlePayCheck)
+		r.Method(http.MethodPut, "/sandbox/locations/{locationId}/diners", s.writes.Handler(http.StatusOK, sb.handleSetDiners))
+		r.Get("/sandbox/locations/{locationId}/diners", sb.handleGetDiners)
+		r.Delete("/sandbox/locations/{locationId}/diners", sb.handleStopDiners)
+		r.Method(http.MethodPut, "/sandbox/locations/{locationId}/demo-pos", s.writes.Handler(http.StatusOK, sb.handleSetDemoPOS))
+		r.Get("/sandbox/locations/{locationId}/demo-pos", sb.handleGetDemoPOS)
 		r.Get(journal.Path, journal.Handler(s.api, j))
 	}
 	r.Group(func(r chi.Router) {

@@ -113,7 +113,10 @@ func (s sandboxAPI) handleAdvanceClock(_ http.ResponseWriter, r *http.Request) (
 		if err != nil {
 			return nil, err
 		}
-		tx.AfterCommit(func() { s.clock.SetOffset(next) })
+		tx.AfterCommit(func() {
+			s.clock.SetOffset(next)
+			s.diners.Wake() // rounds the jump made due run now
+		})
 		return clockResponse{
 			ServerTime:    tx.Now().Add(step).Unix(),
 			OffsetSeconds: int64(next / time.Second),

@@ -116,6 +116,7 @@ func (s *Server) restoreSnapshot(ctx context.Context, id string) error {
 		s.monitor.Registered(id)
 	}
 	s.orders.Wake()
+	s.diners.Wake()
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hospo-dev/hospo-go/refserver/diners"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/journal"
 	"github.com/hospo-dev/hospo-go/refserver/openapi"
@@ -134,6 +135,8 @@ type Server struct {
 	// demoPOS is the built-in demo universal POS; demo is the demo fixture.
 	demoPOS http.Handler
 	demo    sandbox.Demo
+	// diners pays the checks of the locations with diners on a timer.
+	diners *diners.Runner
 	// providerDKeys holds providerD keys made ahead of time.
 	providerDKeys *sandbox.KeyPool
 	// snapshots keeps the sandbox's snapshots (sandbox_snapshots.go).
@@ -212,12 +215,11 @@ func New(cfg Config) (*Server, error) {
 	}
 
 	s := &Server{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		clock:   sandbox.NewClock(cfg.Now),
-		faults:  &sandbox.Faults{},
-		demoPOS: sandbox.NewDemoPOSHandler(cfg.AdminKey, cfg.Logger),
-		demo:    sandbox.Demo{AdminKey: cfg.AdminKey, POSURL: cfg.BaseURL + sandbox.DemoPOSPath},
+		cfg:    cfg,
+		log:    cfg.Logger,
+		clock:  sandbox.NewClock(cfg.Now),
+		faults: &sandbox.Faults{},
+		demo:   sandbox.Demo{AdminKey: cfg.AdminKey, POSURL: cfg.BaseURL + sandbox.DemoPOSPath},
 
 		adminKeys:     api.NewKeyAttempts(adminKeyBurst, adminKeyEvery, cfg.Now),
 		providerDKeys: sandbox.NewKeyPool(providerDKeyPool, cfg.providerDKeyGen),
@@ -239,6 +241,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.db = db
 	s.snapshots = sandbox.NewSnapshots(db, cfg.DBPath, s.clock.Now)
+	s.demoPOS = sandbox.NewDemoPOSHandler(cfg.AdminKey, db, cfg.Logger)
+	s.diners = diners.NewRunner(db, s.clock.Now, cfg.Logger)
 	s.orders = outbound.NewOrderDispatcher(outbound.OrderConfig{
 		DB: db, Now: s.clock.Now, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
 		RetryBase: cfg.OrderRetryBase, RetryMax: cfg.OrderRetryMax,
@@ -286,6 +290,7 @@ func New(cfg Config) (*Server, error) {
 			s.damaged <- err
 		}
 	})
+	s.wg.Go(func() { s.diners.Run(s.ctx) })
 	for _, id := range registered {
 		s.monitor.Registered(id)
 	}

@@ -23,6 +23,9 @@
 //     fail or wait, to test retries and idempotency.
 //   - The request journal (Requests): what reached the sandbox and how it
 //     was answered.
+//   - The other side: a diner who pays a check (PayCheck), diners paying
+//     on the virtual clock (SetDiners, Diners, StopDiners), and how the
+//     demo universal POS answers a location (SetDemoPOS, DemoPOS).
 //   - Trust (ProviderTrust, CertPool, CACertificate): see below.
 //
 // # Trusting the sandbox's certificate

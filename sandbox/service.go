@@ -38,6 +38,12 @@ type API interface {
 	CertPool(ctx context.Context, opts ...client.Option) (*x509.CertPool, error)
 	ProviderTrust(ctx context.Context, opts ...client.Option) (wallet.ServiceOption, error)
 	SnapshotAPI
+	PayCheck(ctx context.Context, locationID, checkNumber int64, req PayCheckRequest, opts ...client.Option) (wallet.Payment, error)
+	SetDiners(ctx context.Context, locationID int64, req DinersRequest, opts ...client.Option) (Diners, error)
+	Diners(ctx context.Context, locationID int64, opts ...client.Option) (Diners, error)
+	StopDiners(ctx context.Context, locationID int64, opts ...client.Option) error
+	SetDemoPOS(ctx context.Context, locationID int64, req DemoPOSRequest, opts ...client.Option) (DemoPOS, error)
+	DemoPOS(ctx context.Context, locationID int64, opts ...client.Option) (DemoPOS, error)
 }
 
 var _ API = (*Service)(nil)

@@ -112,6 +112,11 @@ func (a *adminRecorder) Write(b []byte) (int, error) {
 // finish reports an action's outcome on the controls page (post, redirect,
 // get: reloading the page does not repeat the action).
 func (h *Handler) finish(w http.ResponseWriter, r *http.Request, res adminResult, err error, success string) {
+	h.finishAt(w, r, res, err, success, Prefix+"/controls")
+}
+
+// finishAt is finish for an action of another page, at path.
+func (h *Handler) finishAt(w http.ResponseWriter, r *http.Request, res adminResult, err error, success, path string) {
 	sess := sessionFrom(r)
 	switch {
 	case err != nil:
@@ -122,7 +127,7 @@ func (h *Handler) finish(w http.ResponseWriter, r *http.Request, res adminResult
 	default:
 		h.sessions.setFlash(sess, success, false)
 	}
-	http.Redirect(w, r, Prefix+"/controls", http.StatusSeeOther)
+	http.Redirect(w, r, path, http.StatusSeeOther)
 }
 
 // formInt reads an optional integer field; ok is false when it is present

@@ -144,6 +144,10 @@ func (h *Handler) routes() chi.Router {
 			r.Post("/controls/snapshots", h.handleSaveSnapshot)
 			r.Post("/controls/snapshots/restore", h.handleRestoreSnapshot)
 			r.Post("/controls/snapshots/delete", h.handleDeleteSnapshot)
+			r.Post("/controls/locations/{locationId}/pay", h.handlePayCheck)
+			r.Post("/controls/locations/{locationId}/diners", h.handleSetDiners)
+			r.Post("/controls/locations/{locationId}/diners/stop", h.handleStopDiners)
+			r.Post("/controls/locations/{locationId}/demo-pos", h.handleSetDemoPOS)
 		})
 	})
 	return r

@@ -88,7 +88,9 @@ func (h *Handler) live(p pageDef) http.HandlerFunc {
 			h.loadFailed(w, r, err)
 			return
 		}
-		h.execute(w, http.StatusOK, p.name, "live", pageData{Data: data})
+		// The CSRF token is for the forms of a live part (a check's pay
+		// button).
+		h.execute(w, http.StatusOK, p.name, "live", pageData{CSRF: h.sessions.csrfToken(sessionFrom(r)), Data: data})
 	}
 }
 
@@ -126,6 +128,10 @@ type locationPageView struct {
 	Payments []paymentView // pending first, then the newest
 	Orders   []orderView
 	Limit    int
+	// Diners are the location's diners on a timer, nil when off; DemoPOS
+	// is how the demo universal POS answers it.
+	Diners  *dinersView
+	DemoPOS demoPOSView
 }
 
 func (h *Handler) loadLocation(r *http.Request) (any, error) {
@@ -165,7 +171,7 @@ func (h *Handler) loadLocation(r *http.Request) (any, error) {
 		for _, o := range orders {
 			v.Orders = append(v.Orders, newOrderView(o))
 		}
-		return nil
+		return loadPlayers(tx, id, &v)
 	})
 	return v, err
 }

@@ -59,7 +59,7 @@ func TestDocumentValidBodiesAreNotRefusedAsInvalid(t *testing.T) {
 				if !v.apply(req.body) {
 					continue
 				}
-				if !judge.accepts(t, req) {
+				if !judge.accepts(t, tg.method, req) {
 					continue
 				}
 				sent++
@@ -91,7 +91,7 @@ func TestDocumentValidIdempotencyKeysAreAccepted(t *testing.T) {
 	sent := 0
 	for _, key := range candidates {
 		req := request{path: fmt.Sprintf("/v1/pos/push-pull/heartbeat/%d", w.loc), header: http.Header{"Idempotency-Key": {key}}}
-		if !judge.accepts(t, req) {
+		if !judge.accepts(t, tg.method, req) {
 			continue
 		}
 		sent++
@@ -279,6 +279,24 @@ func bodyTargets() []target {
 			minSent: 3,
 		},
 		{
+			name: "sandbox diners", method: "PUT", auth: adminAuth,
+			base: func(t *testing.T, w *world) request {
+				return request{path: fmt.Sprintf("/sandbox/locations/%d/diners", w.loc), body: map[string]any{
+					"everySeconds": 60, "split": 2, "tipPercent": 10,
+				}}
+			},
+			minSent: 8,
+		},
+		{
+			name: "sandbox demo POS", method: "PUT", auth: adminAuth,
+			base: func(t *testing.T, w *world) request {
+				return request{path: fmt.Sprintf("/sandbox/locations/%d/demo-pos", w.loc), body: map[string]any{
+					"mode": "fail-then-accept", "failCount": 2, "delayMs": 100,
+				}}
+			},
+			minSent: 8,
+		},
+		{
 			name: "sandbox fault", method: "POST", auth: adminAuth,
 			base: func(t *testing.T, w *world) request {
 				return request{path: "/sandbox/faults", body: map[string]any{
@@ -325,13 +343,16 @@ func newDocJudge(t *testing.T) *docJudge {
 	return &docJudge{router: r}
 }
 
-func (j *docJudge) accepts(t *testing.T, req request) bool {
+func (j *docJudge) accepts(t *testing.T, method string, req request) bool {
 	t.Helper()
+	if method == "" {
+		method = "POST"
+	}
 	var body io.Reader
 	if req.body != nil {
 		body = bytes.NewReader(marshal(t, req.body))
 	}
-	r, err := http.NewRequest("POST", "http://sandbox"+req.path, body)
+	r, err := http.NewRequest(method, "http://sandbox"+req.path, body)
 	if err != nil {
 		t.Fatal(err)
 	}

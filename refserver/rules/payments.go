@@ -34,7 +34,8 @@ func CheckPayment(raw []byte, req *wallet.CreatePaymentRequest) error {
 //  4. the location's POS is online (409003, with its last heartbeat);
 //  5. amount <= outstanding minus the payments the POS has not accepted
 //     yet (409002);
-//  6. the provider accepts the token (402001 for the decline test card).
+//  6. the provider accepts the token (402001 for the decline test cards,
+//     see decline).
 //
 // Run in the write transaction, so two concurrent payments cannot both fit
 // into the same outstanding amount.
@@ -86,7 +87,7 @@ func CreatePayment(tx *store.Tx, userID int64, req wallet.CreatePaymentRequest) 
 		return wallet.Payment{}, err
 	}
 	if err == nil && pt.Decline {
-		return wallet.Payment{}, api.Err(client.CodePaymentDeclined)
+		return wallet.Payment{}, decline(tx, card.CardID, pt)
 	}
 	p, err := tx.InsertPaymentRecord(store.PaymentRecord{
 		LocationID:  req.LocationID,

@@ -4,12 +4,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
 
+	"github.com/hospo-dev/hospo-go/refserver/store"
+	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
 	"github.com/hospo-dev/hospo-go/universalpos"
 )
 
@@ -19,50 +22,100 @@ import (
 // delivery all have something real to talk to without a vendor.
 //
 // It keeps no orders beyond a count, and NewDemoPOSHandler's handler does
-// the de-duplication. To make it fail for a demo, register a sandbox fault
-// on its path (POST /sandbox/faults with pathPrefix
-// "/sandbox/demo-pos/orders" and status 500, or a latencyMs beyond the
-// service's timeout).
+// the de-duplication. How it answers a location follows the location's
+// mode (PUT /sandbox/locations/{id}/demo-pos, see DemoPOSModes): it can
+// reject orders, fail a number of them first, answer slowly or be
+// offline. A location's orders name it (posLocationId); its health checks
+// do when the location is wired to its own part of the POS
+// (Demo.LocationPOSURL), which setting a mode does.
 type DemoPOS struct {
 	menus    []universalpos.Menu
-	instance string // distinguishes posOrderIds across restarts
+	instance string    // distinguishes posOrderIds across restarts
+	db       *store.DB // the locations' modes; nil: accept everything
 
 	mu     sync.Mutex
 	orders int64
 }
 
-// NewDemoPOS returns a demo POS serving DemoMenus.
-func NewDemoPOS() *DemoPOS {
+// NewDemoPOS returns a demo POS serving DemoMenus, reading the locations'
+// modes from db (nil: it accepts every order of every location).
+func NewDemoPOS(db *store.DB) *DemoPOS {
 	var b [3]byte
 	_, _ = rand.Read(b[:])
-	return &DemoPOS{menus: DemoMenus(), instance: hex.EncodeToString(b[:])}
+	return &DemoPOS{menus: DemoMenus(), instance: hex.EncodeToString(b[:]), db: db}
 }
 
-// NewDemoPOSHandler returns the HTTP side of a new DemoPOS, accepting the
-// bearer token DemoPOSToken(adminKey). Mount it under DemoPOSPath with
-// http.StripPrefix.
-func NewDemoPOSHandler(adminKey string, logger *slog.Logger) http.Handler {
-	return universalpos.NewHandler(NewDemoPOS(), universalpos.HandlerOptions{
+// NewDemoPOSHandler returns the HTTP side of a new DemoPOS over db (see
+// NewDemoPOS), accepting the bearer token DemoPOSToken(adminKey). Mount
+// it under DemoPOSPath with http.StripPrefix. Besides the universal POS
+// at its root, it serves each location's part under
+// /locations/{locationId}/.
+func NewDemoPOSHandler(adminKey string, db *store.DB, logger *slog.Logger) http.Handler {
+	return demoPOSRouter{universalpos.NewHandler(NewDemoPOS(db), universalpos.HandlerOptions{
 		Token:  DemoPOSToken(adminKey),
 		Logger: logger,
-	})
+	})}
 }
 
-// Health implements universalpos.Provider: the demo POS is always up.
-func (p *DemoPOS) Health(context.Context) (universalpos.HealthStatus, error) {
+// Health implements universalpos.Provider: the demo POS is up, unless the
+// location asking is in mode offline.
+func (p *DemoPOS) Health(ctx context.Context) (universalpos.HealthStatus, error) {
+	m, err := p.mode(ctx, locationFrom(ctx))
+	if err != nil {
+		return universalpos.HealthStatus{}, err
+	}
+	if m.Mode == string(sandboxapi.DemoPOSOffline) {
+		return universalpos.HealthStatus{Status: universalpos.HealthFailed, Message: demoPOSOfflineMessage}, nil
+	}
 	return universalpos.HealthStatus{Status: universalpos.HealthOK}, nil
 }
 
 // Menus implements universalpos.Provider.
-func (p *DemoPOS) Menus(context.Context) ([]universalpos.Menu, error) {
+func (p *DemoPOS) Menus(ctx context.Context) ([]universalpos.Menu, error) {
+	m, err := p.mode(ctx, locationFrom(ctx))
+	if err != nil {
+		return nil, err
+	}
+	if m.Mode == string(sandboxapi.DemoPOSOffline) {
+		return nil, errors.New(demoPOSOfflineMessage)
+	}
 	return DemoMenus(), nil
 }
 
-// CreateOrder implements universalpos.Provider. Like a real POS it refuses
-// (422, final) an order naming a PLU it does not sell or an item that is
-// sold out; otherwise it returns a new posOrderId such as
+// CreateOrder implements universalpos.Provider. The order's location's
+// mode goes first: reject refuses it (422), offline and the first
+// failures of fail-then-accept answer 503. Then, like a real POS, it
+// refuses (422, final) an order naming a PLU it does not sell or an item
+// that is sold out; otherwise it returns a new posOrderId such as
 // "DEMO-3fa9c1-000042".
-func (p *DemoPOS) CreateOrder(_ context.Context, o universalpos.Order) (string, error) {
+func (p *DemoPOS) CreateOrder(ctx context.Context, o universalpos.Order) (string, error) {
+	loc := locationFrom(ctx)
+	if loc == 0 {
+		loc, _ = strconv.ParseInt(o.POSLocationID, 10, 64)
+	}
+	m, err := p.mode(ctx, loc)
+	if err != nil {
+		return "", err
+	}
+	switch sandboxapi.DemoPOSMode(m.Mode) {
+	case sandboxapi.DemoPOSReject:
+		return "", universalpos.RejectOrder("the demo POS rejects every order of this location (demo-pos mode reject)", nil)
+	case sandboxapi.DemoPOSOffline:
+		return "", &universalpos.Error{StatusCode: http.StatusServiceUnavailable, Message: demoPOSOfflineMessage}
+	case sandboxapi.DemoPOSFailThenAccept:
+		var fail bool
+		err := p.db.Write(ctx, func(tx *store.Tx) (err error) {
+			fail, err = tx.TakeDemoPOSFailure(loc)
+			return err
+		})
+		if err != nil {
+			return "", err
+		}
+		if fail {
+			return "", &universalpos.Error{StatusCode: http.StatusServiceUnavailable,
+				Message: "the demo POS fails this order (demo-pos mode fail-then-accept)"}
+		}
+	}
 	if bad := p.unknownPLUs(o); len(bad) > 0 {
 		return "", universalpos.RejectOrder("the order names things this POS does not sell", bad)
 	}

@@ -24,7 +24,7 @@ func TestDemoMenusAreValid(t *testing.T) {
 
 func TestDemoPOSHandlerPassesChecker(t *testing.T) {
 	t.Parallel()
-	h := sandbox.NewDemoPOSHandler("admin-key", nil)
+	h := sandbox.NewDemoPOSHandler("admin-key", nil, nil)
 	mux := http.NewServeMux()
 	mux.Handle(sandbox.DemoPOSPath+"/", http.StripPrefix(sandbox.DemoPOSPath, h))
 	srv := httptest.NewServer(mux)
@@ -73,7 +73,7 @@ func TestDemoPOSCreateOrder(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p := sandbox.NewDemoPOS()
+			p := sandbox.NewDemoPOS(nil)
 			id, err := p.CreateOrder(context.Background(), universalpos.Order{OrderID: "o1", Items: tc.items})
 			if tc.fields == nil {
 				if err != nil || id == "" || p.OrderCount() != 1 {
@@ -94,7 +94,7 @@ func TestDemoPOSCreateOrder(t *testing.T) {
 
 func TestDemoPOSOrderIDsAreDistinct(t *testing.T) {
 	t.Parallel()
-	a, b := sandbox.NewDemoPOS(), sandbox.NewDemoPOS()
+	a, b := sandbox.NewDemoPOS(nil), sandbox.NewDemoPOS(nil)
 	order := universalpos.Order{Items: []universalpos.OrderItem{{PLU: "DRK-003", Quantity: 1}}}
 	ida, _ := a.CreateOrder(context.Background(), order)
 	ida2, _ := a.CreateOrder(context.Background(), order)

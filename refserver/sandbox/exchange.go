@@ -45,16 +45,7 @@ func ExchangeProviderBCSE(tx *store.Tx, key *ProviderBKey, cse string, claim Car
 		return "", bad, nil
 	}
 	token = NewProviderToken(ProviderB)
-	err = tx.InsertProviderToken(store.ProviderToken{
-		Token:       token,
-		Provider:    ProviderB,
-		First6:      card.First6(),
-		Last4:       card.Last4(),
-		ExpiryMonth: card.ExpiryMonth,
-		ExpiryYear:  card.ExpiryYear,
-		Decline:     card.Number == DeclineCardNumber,
-	})
-	return token, nil, err
+	return token, nil, tx.InsertProviderToken(card.providerToken(ProviderB, token))
 }
 
 // ExchangeProviderDToken is the service's side of a providerD token at a

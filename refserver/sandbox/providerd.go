@@ -68,15 +68,7 @@ func TokeniseProviderD(tx *store.Tx, keyID string, card Card, bad map[string]str
 		return "", nil, err
 	}
 	token := NewProviderToken(ProviderD)
-	if err := tx.InsertProviderToken(store.ProviderToken{
-		Token:       token,
-		Provider:    ProviderD,
-		First6:      card.First6(),
-		Last4:       card.Last4(),
-		ExpiryMonth: card.ExpiryMonth,
-		ExpiryYear:  card.ExpiryYear,
-		Decline:     card.Number == DeclineCardNumber,
-	}); err != nil {
+	if err := tx.InsertProviderToken(card.providerToken(ProviderD, token)); err != nil {
 		return "", nil, err
 	}
 	if err := tx.MarkProviderDKeyUsed(key.KeyID); errors.Is(err, store.ErrNotFound) {

@@ -23,7 +23,8 @@ const (
 )
 
 // DeclineCardNumber is the test card that tokenises like any other but
-// whose every payment is declined (402001).
+// whose every payment is declined (402001). The magic cards of
+// magicCards decline with a reason.
 const DeclineCardNumber = "4000000000000002"
 
 // ProviderDKeyLifetime is how long a providerD key can be used.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hospo-dev/hospo-go/refserver/store"
@@ -65,20 +66,41 @@ func (d Demo) Ensure(tx *store.Tx) (changed []int64, err error) {
 		if err != nil {
 			return nil, err
 		}
-		// Only locations still wired to a demo POS follow the base URL.
-		if l.POSURL == nil || !strings.HasSuffix(*l.POSURL, DemoPOSPath) {
+		// Only locations still wired to a demo POS follow the base URL,
+		// to the whole POS or to the location's own part of it.
+		if l.POSURL == nil {
 			continue
 		}
-		if *l.POSURL == d.POSURL && l.POSToken != nil && *l.POSToken == token {
+		var url string
+		switch {
+		case strings.HasSuffix(*l.POSURL, DemoPOSPath):
+			url = d.POSURL
+		case strings.HasSuffix(*l.POSURL, demoPOSLocationPath(id)):
+			url = d.LocationPOSURL(id)
+		default:
 			continue
 		}
-		url := d.POSURL
+		if *l.POSURL == url && l.POSToken != nil && *l.POSToken == token {
+			continue
+		}
 		if err := tx.SetLocationPOS(id, &url, &token); err != nil {
 			return nil, err
 		}
 		changed = append(changed, id)
 	}
 	return changed, nil
+}
+
+// LocationPOSURL is the URL of the demo POS's part that serves one
+// location, whose mode (PUT /sandbox/locations/{id}/demo-pos) its health
+// answer follows too.
+func (d Demo) LocationPOSURL(locationID int64) string {
+	return d.POSURL + demoPOSLocationsDir + strconv.FormatInt(locationID, 10)
+}
+
+// demoPOSLocationPath is the path of LocationPOSURL.
+func demoPOSLocationPath(locationID int64) string {
+	return DemoPOSPath + demoPOSLocationsDir + strconv.FormatInt(locationID, 10)
 }
 
 // Seed creates the demo fixture: users, locations wired to the demo

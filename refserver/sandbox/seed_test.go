@@ -121,6 +121,24 @@ func TestDemoEnsureSeedsOnceAndFollowsTheServer(t *testing.T) {
 		t.Errorf("after a move registered %v, want %v", changed, ids)
 	}
 
+	// A location on its own part of the demo POS (a demo-pos mode) keeps
+	// it across a move.
+	own := moved.LocationPOSURL(ids[0])
+	token := sandbox.DemoPOSToken("first-key")
+	write(t, db, func(tx *store.Tx) error { return tx.SetLocationPOS(ids[0], &own, &token) })
+	third := sandbox.Demo{AdminKey: "first-key", POSURL: "http://127.0.0.1:3" + sandbox.DemoPOSPath}
+	if changed := ensure(third); !slices.Equal(changed, ids) {
+		t.Errorf("after a second move registered %v, want %v", changed, ids)
+	}
+	write(t, db, func(tx *store.Tx) error {
+		l, err := tx.GetLocation(ids[0])
+		if err == nil && (l.POSURL == nil || *l.POSURL != third.LocationPOSURL(ids[0])) {
+			t.Errorf("the location's own demo POS URL = %v, want %s", l.POSURL, third.LocationPOSURL(ids[0]))
+		}
+		return err
+	})
+	moved = third
+
 	// Another admin key: every credential is derived anew, the old stop
 	// working, and the rows stay.
 	rekeyed := sandbox.Demo{AdminKey: "second-key", POSURL: moved.POSURL}

@@ -45,6 +45,9 @@ type ProviderToken struct {
 	ExpiryMonth int
 	ExpiryYear  int
 	Decline     bool // every payment with the token is declined
+	// DeclineCode is the declineCode a declined payment reports (a magic
+	// card's); "" for none.
+	DeclineCode string
 	CreatedAt   int64
 }
 
@@ -181,9 +184,9 @@ func (tx *Tx) CardToken(cardID int64, provider string) (string, error) {
 
 // InsertProviderToken records a token a sandbox provider issued.
 func (tx *Tx) InsertProviderToken(p ProviderToken) error {
-	_, err := tx.exec(`INSERT INTO provider_tokens (token, provider, first6, last4, expiry_month, expiry_year, decline, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		p.Token, p.Provider, p.First6, p.Last4, p.ExpiryMonth, p.ExpiryYear, p.Decline, tx.Unix())
+	_, err := tx.exec(`INSERT INTO provider_tokens (token, provider, first6, last4, expiry_month, expiry_year, decline, decline_code, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?)`,
+		p.Token, p.Provider, p.First6, p.Last4, p.ExpiryMonth, p.ExpiryYear, p.Decline, p.DeclineCode, tx.Unix())
 	if err != nil {
 		return fmt.Errorf("insert provider token: %w", err)
 	}
@@ -193,9 +196,9 @@ func (tx *Tx) InsertProviderToken(p ProviderToken) error {
 // GetProviderToken returns a provider's record of token, or ErrNotFound.
 func (tx *Tx) GetProviderToken(token string) (ProviderToken, error) {
 	var p ProviderToken
-	err := tx.queryRow(`SELECT token, provider, first6, last4, expiry_month, expiry_year, decline, created_at
+	err := tx.queryRow(`SELECT token, provider, first6, last4, expiry_month, expiry_year, decline, COALESCE(decline_code, ''), created_at
 		FROM provider_tokens WHERE token = ?`, token).
-		Scan(&p.Token, &p.Provider, &p.First6, &p.Last4, &p.ExpiryMonth, &p.ExpiryYear, &p.Decline, &p.CreatedAt)
+		Scan(&p.Token, &p.Provider, &p.First6, &p.Last4, &p.ExpiryMonth, &p.ExpiryYear, &p.Decline, &p.DeclineCode, &p.CreatedAt)
 	return p, notFound(err)
 }
 

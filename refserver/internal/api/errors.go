@@ -99,3 +99,18 @@ func TooManyRequests(d time.Duration) *Error {
 	e.RetryAfter = d
 	return e
 }
+
+// Committed returns err as the answer of a Write whose work must stand
+// although it answers an error: the transaction commits, err is rendered,
+// and under an Idempotency-Key the error answer is what a retry replays
+// (the request was carried out; running it again could answer something
+// else). A payment the sandbox provider declines as fraudulent is one: the
+// card is blocked and the payment declined. Only Writes honours it;
+// returned anywhere else it is err, and the transaction rolls back.
+func Committed(err *Error) error { return committed{err} }
+
+// committed is what Committed returns.
+type committed struct{ err *Error }
+
+func (c committed) Error() string { return c.err.Error() }
+func (c committed) Unwrap() error { return c.err }

@@ -43,6 +43,13 @@ type errorBody struct {
 // answered 500001, except a body over the limit (413001). Every 429, from a
 // limit or an injected fault, carries Retry-After.
 func (rd *Responder) Error(w http.ResponseWriter, r *http.Request, err error) {
+	status, body := rd.errorResponse(w, r, err)
+	writeRaw(w, status, body)
+}
+
+// errorResponse is the status and body Error sends for err; it sets the
+// Retry-After header of a 429 on w.
+func (rd *Responder) errorResponse(w http.ResponseWriter, r *http.Request, err error) (int, []byte) {
 	var ae *Error
 	if !errors.As(err, &ae) {
 		var tooLarge *http.MaxBytesError
@@ -84,7 +91,7 @@ func (rd *Responder) Error(w http.ResponseWriter, r *http.Request, err error) {
 	if status == http.StatusTooManyRequests {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(ae.RetryAfter)))
 	}
-	writeRaw(w, status, body)
+	return status, body
 }
 
 // JSON sends v as JSON with status. Response structs embed

@@ -29,7 +29,8 @@ const maxIdempotencyKey = 255
 
 // A Write is the part of a request that changes state. It runs in the
 // write transaction and returns the value of the response, sent as JSON;
-// an error rolls the transaction back and is rendered instead.
+// an error rolls the transaction back and is rendered instead (one made
+// with Committed is rendered after the commit).
 type Write func(tx *store.Tx) (any, error)
 
 // A WriteHandler serves a request that changes state. It does what needs
@@ -79,7 +80,8 @@ type writeEndpoint struct {
 // a request once carried out is never carried out again under its key.
 // Otherwise h runs and its Write's response is stored in the same
 // transaction as its work, so both commit or neither does; an error is not
-// stored (the work was not done, so a retry may run it). Concurrent
+// stored (the work was not done, so a retry may run it), except one the
+// Write returned through Committed, whose work stands. Concurrent
 // requests with the same (caller, key) queue on a lock, so a duplicate
 // sent while the first is still running waits and then replays it.
 func (ws *Writes) Handler(status int, h WriteHandler) http.Handler {
@@ -188,25 +190,34 @@ func (ws *Writes) serve(w http.ResponseWriter, r *http.Request, e *writeEndpoint
 		ws.rd.Error(w, r, err)
 		return
 	}
-	var body []byte
+	var (
+		body   []byte
+		status = e.status
+	)
 	err = ws.db.Write(r.Context(), func(tx *store.Tx) error {
 		v, err := write(tx)
-		if err != nil {
+		var c committed
+		switch {
+		case errors.As(err, &c):
+			// The work stands and the answer is an error (Committed).
+			status, body = ws.rd.errorResponse(w, r, c.err)
+		case err != nil:
 			return err
-		}
-		if body, err = json.Marshal(v); err != nil {
-			return err
+		default:
+			if body, err = json.Marshal(v); err != nil {
+				return err
+			}
 		}
 		if idem == nil {
 			return nil
 		}
-		return ws.remember(tx, idem, e.status, body)
+		return ws.remember(tx, idem, status, body)
 	})
 	if err != nil {
 		ws.rd.Error(w, r, err)
 		return
 	}
-	writeRaw(w, e.status, body)
+	writeRaw(w, status, body)
 }
 
 // remember stores the response for idem in tx.
