@@ -113,7 +113,10 @@ func (s sandboxAPI) handleAdvanceClock(_ http.ResponseWriter, r *http.Request) (
 		if err != nil {
 			return nil, err
 		}
-		tx.AfterCommit(func() { s.clock.SetOffset(next) })
+		tx.AfterCommit(func() {
+			s.clock.SetOffset(next)
+			s.clockMoved()
+		})
 		return clockResponse{
 			ServerTime:    tx.Now().Add(step).Unix(),
 			OffsetSeconds: int64(next / time.Second),
@@ -132,6 +135,7 @@ func (s sandboxAPI) handleReset(_ http.ResponseWriter, r *http.Request) (api.Wri
 		}
 		tx.AfterCommit(func() {
 			s.clock.SetOffset(0)
+			s.clockMoved()
 			s.lastPurge.Store(0)
 		})
 		return nil
