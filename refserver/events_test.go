@@ -537,4 +537,3 @@ func TestDeliveriesSurviveARestart(t *testing.T) {
 	checkSignature(t, again, wh.Secret, wh.Webhook.WebhookID)
 	deliveryOf(t, env, key, wh.Webhook.WebhookID, first.event.ID, func(d delivery) bool { return d.Status == "delivered" && d.Attempts == 2 })
 }
-
