@@ -114,13 +114,6 @@ func (tx *Tx) EventFeed(q FeedQuery) ([]Event, error) {
 	return out, rows.Err()
 }
 
-// LastEventSeq returns the seq of the newest event, 0 when there is none.
-func (tx *Tx) LastEventSeq() (int64, error) {
-	var v sql.NullInt64
-	err := tx.queryRow(`SELECT max(seq) FROM events`).Scan(&v)
-	return v.Int64, err
-}
-
 // PruneEvents deletes up to limit of the oldest events created before
 // before (Unix seconds), and with them their deliveries, and returns how
 // many events it deleted. Bounded, so that one sweep never holds the
