@@ -48,11 +48,11 @@ func (s *Server) handleCheckPush(w http.ResponseWriter, r *http.Request) (api.Wr
 		return nil, err
 	}
 	return func(tx *store.Tx) (any, error) {
-		billID, version, _, err := tx.UpsertCheck(row)
+		p, err := rules.PushCheck(tx, row)
 		if err != nil {
 			return nil, err
 		}
-		return possync.PushResult{BillID: billID, Version: version, RequestInfo: s.api.Info(r)}, nil
+		return possync.PushResult{BillID: p.BillID, Version: p.Version, RequestInfo: s.api.Info(r)}, nil
 	}, nil
 }
 

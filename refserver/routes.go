@@ -93,11 +93,18 @@ func (s *Server) routes() http.Handler {
 			s.writes.Post(r, "/v1/pos/push-pull/accept-payment", http.StatusOK, s.handleAcceptPayment)
 			s.writes.Post(r, "/v1/pos/push-pull/heartbeat/{locationId}", http.StatusOK, s.handleHeartbeat)
 		})
-		// Vendors: bills.
+		// Vendors: bills, webhooks and the event feed.
 		r.Group(func(r chi.Router) {
 			r.Use(s.guards.APIKey)
 			r.Get("/v3/location/{locationId}/bills/closed", s.handleListClosedBills)
 			r.Get("/v3/bill/{billId}", s.handleGetBill)
+			s.writes.Post(r, "/v1/webhooks", http.StatusCreated, s.handleCreateWebhook)
+			r.Get("/v1/webhooks", s.handleListWebhooks)
+			r.Delete("/v1/webhooks/{webhookId}", s.handleDeleteWebhook)
+			s.writes.Post(r, "/v1/webhooks/{webhookId}/ping", http.StatusAccepted, s.handlePingWebhook)
+			r.Get("/v1/webhooks/{webhookId}/deliveries", s.handleListDeliveries)
+			s.writes.Post(r, "/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", http.StatusAccepted, s.handleRedeliver)
+			r.Get("/v1/events", s.handleEventFeed)
 		})
 		if s.cfg.routeHook != nil {
 			s.cfg.routeHook(s, r)

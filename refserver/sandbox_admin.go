@@ -115,7 +115,7 @@ func (s sandboxAPI) handleAdvanceClock(_ http.ResponseWriter, r *http.Request) (
 		}
 		tx.AfterCommit(func() {
 			s.clock.SetOffset(next)
-			s.diners.Wake() // rounds the jump made due run now
+			s.clockMoved()
 		})
 		return clockResponse{
 			ServerTime:    tx.Now().Add(step).Unix(),
@@ -133,7 +133,10 @@ func (s sandboxAPI) handleReset(_ http.ResponseWriter, r *http.Request) (api.Wri
 		if err := sandbox.Wipe(tx); err != nil {
 			return err
 		}
-		tx.AfterCommit(func() { s.clock.SetOffset(0) })
+		tx.AfterCommit(func() {
+			s.clock.SetOffset(0)
+			s.clockMoved()
+		})
 		return nil
 	})
 	if err != nil {

@@ -115,8 +115,7 @@ func (s *Server) restoreSnapshot(ctx context.Context, id string) error {
 	for _, id := range posLocations {
 		s.monitor.Registered(id)
 	}
-	s.orders.Wake()
-	s.diners.Wake()
+	s.clockMoved()
 	return nil
 }
 

@@ -16,9 +16,11 @@ import (
 
 	"github.com/hospo-dev/hospo-go/refserver/diners"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
+	"github.com/hospo-dev/hospo-go/refserver/internal/seal"
 	"github.com/hospo-dev/hospo-go/refserver/journal"
 	"github.com/hospo-dev/hospo-go/refserver/openapi"
 	"github.com/hospo-dev/hospo-go/refserver/outbound"
+	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
@@ -74,6 +76,10 @@ type Config struct {
 	// gigabytes starts in milliseconds; damage found then is delivered on
 	// Damaged, and the server should be stopped.
 	StartCheckBytes int64
+	// WebhookTimeout bounds one attempt at delivering an event to a
+	// webhook (default 10 s): a receiver that has not answered by then has
+	// failed the attempt.
+	WebhookTimeout time.Duration
 	// ValidateRequests checks every API request (not the sandbox admin
 	// endpoints) against the server's OpenAPI document before its handler
 	// runs, answering 400002/400003 for requests the document forbids. For
@@ -132,6 +138,12 @@ type Server struct {
 	// health and syncs their menus.
 	orders  *outbound.Dispatcher
 	monitor *outbound.Monitor
+	// webhooks delivers events to the webhooks; timekeeper puts silent
+	// locations offline and sweeps old events; webhookSecrets keeps the
+	// webhooks' signing secrets sealed.
+	webhooks       *outbound.Dispatcher
+	timekeeper     *outbound.Timekeeper
+	webhookSecrets *seal.Box
 	// demoPOS is the built-in demo universal POS; demo is the demo fixture.
 	demoPOS http.Handler
 	demo    sandbox.Demo
@@ -210,6 +222,7 @@ func New(cfg Config) (*Server, error) {
 	setDefault(&cfg.MenuSyncInterval, 5*time.Minute)
 	setDefault(&cfg.OrderRetryBase, time.Second)
 	setDefault(&cfg.OrderRetryMax, 60*time.Second)
+	setDefault(&cfg.WebhookTimeout, 10*time.Second)
 	if cfg.providerDKeyGen == nil {
 		cfg.providerDKeyGen = sandbox.NewRSAKey
 	}
@@ -251,6 +264,12 @@ func New(cfg Config) (*Server, error) {
 		DB: db, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
 		HealthInterval: cfg.POSHealthInterval, MenuSyncInterval: cfg.MenuSyncInterval,
 	})
+	s.webhookSecrets = seal.New(cfg.AdminKey, rules.WebhookSealPurpose)
+	s.webhooks = outbound.NewWebhookDispatcher(outbound.WebhookConfig{
+		DB: db, Now: s.clock.Now, Real: s.clock.Real, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
+		Secrets: s.webhookSecrets, Timeout: cfg.WebhookTimeout,
+	})
+	s.timekeeper = outbound.NewTimekeeper(outbound.TimekeeperConfig{DB: db, Now: s.clock.Now, Logger: cfg.Logger})
 	s.tokens = api.NewTokens(db, s.clock.Now)
 	s.api = api.NewResponder(s.log, s.clock.Now, s.tokens)
 	s.writes = api.NewWrites(s.api, db, s.log, cfg.AdminKey)
@@ -291,10 +310,37 @@ func New(cfg Config) (*Server, error) {
 		}
 	})
 	s.wg.Go(func() { s.diners.Run(s.ctx) })
+	s.wg.Go(func() { s.webhooks.Run(s.ctx) })
+	s.wg.Go(func() { s.timekeeper.Run(s.ctx) })
+	s.wg.Go(s.wakeOnEvents)
 	for _, id := range registered {
 		s.monitor.Registered(id)
 	}
 	return s, nil
+}
+
+// wakeOnEvents wakes the webhook dispatcher after each commit that
+// recorded events, whose deliveries are then due.
+func (s *Server) wakeOnEvents() {
+	for {
+		signal := s.db.EventSignal()
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-signal:
+			s.webhooks.Wake()
+		}
+	}
+}
+
+// clockMoved wakes the workers whose work is due by the virtual clock
+// after it moved (an advance or a reset), so that what came due runs at
+// once rather than at their next look.
+func (s *Server) clockMoved() {
+	s.webhooks.Wake()
+	s.orders.Wake()
+	s.timekeeper.Wake()
+	s.diners.Wake()
 }
 
 func setDefault(d *time.Duration, def time.Duration) {

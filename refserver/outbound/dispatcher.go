@@ -144,7 +144,11 @@ func (d *Dispatcher) startDue(ctx context.Context, wg *sync.WaitGroup, inFlight 
 		if inFlight[id] {
 			continue
 		}
-		if nb, ok := notBefore[id]; ok && now.Before(nb) {
+		// The queue keeps whole seconds: a delivery it lists as due may
+		// still be short of its exact time by less than a second. Further
+		// off, the queue was rescheduled since (a redelivery made it due
+		// now), and the old time no longer holds.
+		if nb, ok := notBefore[id]; ok && now.Before(nb) && nb.Sub(now) < time.Second {
 			wait = min(wait, nb.Sub(now))
 			continue
 		}

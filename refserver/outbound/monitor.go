@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/universalpos"
 )
@@ -201,7 +202,8 @@ func (m *Monitor) run(ctx context.Context, locationID int64, job posJob) {
 }
 
 // checkHealth records OK, FAILED with the POS's message, or UNREACHABLE
-// with what went wrong (any error, a timeout or a 5xx included).
+// with what went wrong (any error, a timeout or a 5xx included), and
+// pos.health_changed when the POS went from OK to not OK or back.
 func (m *Monitor) checkHealth(ctx context.Context, c *universalpos.Client, loc store.POSLocation) {
 	st, err := c.Health(ctx)
 	if ctx.Err() != nil {
@@ -216,8 +218,7 @@ func (m *Monitor) checkHealth(ctx context.Context, c *universalpos.Client, loc s
 	}
 	msg = truncateText(msg, maxPOSHealthMessage)
 	err = m.cfg.DB.Write(ctx, func(tx *store.Tx) error {
-		_, err := tx.SetPOSHealth(loc.LocationID, loc.POSURL, health, msg)
-		return err
+		return rules.RecordPOSHealth(tx, loc, health, msg)
 	})
 	if err != nil && ctx.Err() == nil {
 		m.cfg.Logger.Error("pos monitor: recording health", "location_id", loc.LocationID, "err", err)

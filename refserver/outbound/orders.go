@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/universalpos"
 )
@@ -120,9 +121,19 @@ func (q *orderQueue) Claim(ctx context.Context, orderID string) (Attempt, error)
 		}
 		if target.POSURL == nil || target.POSToken == nil {
 			skip = true
-			return tx.MarkOrderFailed(orderID, o.Attempts, "the location has no universal POS")
+			reason := "the location has no universal POS"
+			if err := tx.MarkOrderFailed(orderID, o.Attempts, reason); err != nil {
+				return err
+			}
+			return rules.OrderStatusChanged(tx, orderID, o.LocationID, o.Status, store.OrderFailed, nil, &reason)
 		}
-		return tx.MarkOrderSending(orderID)
+		if o.Status != store.OrderFulfillmentSet {
+			return nil // a retry: already sent_to_pos
+		}
+		if err := tx.MarkOrderSending(orderID); err != nil {
+			return err
+		}
+		return rules.OrderStatusChanged(tx, orderID, o.LocationID, o.Status, store.OrderSentToPOS, nil, nil)
 	})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil // the order is gone (a sandbox reset) since it was listed
@@ -176,11 +187,18 @@ func (a *orderAttempt) Record(ctx context.Context, o Outcome) (time.Time, error)
 	id := a.target.OrderID
 	var at time.Time
 	err := a.q.db.Write(ctx, func(tx *store.Tx) error {
+		loc := a.target.LocationID
 		switch {
 		case o.Err == nil:
-			return tx.MarkOrderAccepted(id, o.Try, a.posOrderID)
+			if err := tx.MarkOrderAccepted(id, o.Try, a.posOrderID); err != nil {
+				return err
+			}
+			return rules.OrderStatusChanged(tx, id, loc, store.OrderSentToPOS, store.OrderAcceptedByPOS, &a.posOrderID, nil)
 		case o.RetryIn == 0:
-			return tx.MarkOrderFailed(id, o.Try, o.Detail)
+			if err := tx.MarkOrderFailed(id, o.Try, o.Detail); err != nil {
+				return err
+			}
+			return rules.OrderStatusChanged(tx, id, loc, store.OrderSentToPOS, store.OrderFailed, nil, &o.Detail)
 		}
 		at = tx.Now().Add(o.RetryIn)
 		return tx.ScheduleOrderRetry(id, o.Try, at.Unix(), o.Detail)

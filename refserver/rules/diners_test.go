@@ -197,7 +197,7 @@ func TestRunDiners(t *testing.T) {
 	// Offline: the round fails as a whole and is recorded.
 	write(t, s.db, func(tx *store.Tx) (err error) {
 		for _, p := range []int64{1, 2, 3} {
-			if err := tx.AcceptPayment(s.loc, p); err != nil {
+			if _, err := tx.AcceptPayment(s.loc, p); err != nil {
 				return err
 			}
 		}

@@ -109,6 +109,9 @@ func SetFulfillment(tx *store.Tx, userID int64, orderID string, m fulfillment.Me
 		}
 		return false, err
 	}
+	if err := OrderStatusChanged(tx, o.OrderID, o.LocationID, store.OrderCreated, store.OrderFulfillmentSet, nil, nil); err != nil {
+		return false, err
+	}
 	return true, nil
 }
 

@@ -37,6 +37,7 @@ func CheckPayment(raw []byte, req *wallet.CreatePaymentRequest) error {
 //  6. the provider accepts the token (402001 for the decline test cards,
 //     see decline).
 //
+// The payment records payment.created.
 // Run in the write transaction, so two concurrent payments cannot both fit
 // into the same outstanding amount.
 func CreatePayment(tx *store.Tx, userID int64, req wallet.CreatePaymentRequest) (wallet.Payment, error) {
@@ -101,7 +102,11 @@ func CreatePayment(tx *store.Tx, userID int64, req wallet.CreatePaymentRequest) 
 	if err != nil {
 		return wallet.Payment{}, err
 	}
-	return walletPayment(p), nil
+	out := walletPayment(p)
+	if err := recordEvent(tx, EventPaymentCreated, req.LocationID, out); err != nil {
+		return wallet.Payment{}, err
+	}
+	return out, nil
 }
 
 // GetPayment returns one of userID's payments; another user's is a 404001,

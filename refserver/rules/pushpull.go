@@ -24,19 +24,31 @@ func CheckAccept(raw []byte, req *possync.AcceptRequest) error {
 // AcceptPayment marks a payment of the POS's location accepted (POST
 // /v1/pos/push-pull/accept-payment). Accepting an accepted payment
 // succeeds like the first time; a payment of another location is a
-// 404001, the same as an unknown one.
+// 404001, the same as an unknown one. The first acceptance records
+// payment.accepted.
 func AcceptPayment(tx *store.Tx, locationID, paymentID int64) (possync.AcceptResult, error) {
-	if err := tx.AcceptPayment(locationID, paymentID); err != nil {
+	accepted, err := tx.AcceptPayment(locationID, paymentID)
+	if err != nil {
 		return possync.AcceptResult{}, notFound(err, "Payment")
+	}
+	if accepted {
+		p, err := tx.GetPaymentRecord(paymentID)
+		if err != nil {
+			return possync.AcceptResult{}, err
+		}
+		if err := recordEvent(tx, EventPaymentAccepted, locationID, walletPayment(p)); err != nil {
+			return possync.AcceptResult{}, err
+		}
 	}
 	return possync.AcceptResult{PaymentID: paymentID, Status: "accepted"}, nil
 }
 
 // Heartbeat records that the location's POS is online (POST
 // /v1/pos/push-pull/heartbeat/{locationId}); the caller has checked that
-// the POS token is the location's.
+// the POS token is the location's. The first heartbeat, and the first
+// after the location went offline, records location.online.
 func Heartbeat(tx *store.Tx, locationID int64) (possync.HeartbeatResult, error) {
-	if err := tx.TouchHeartbeat(locationID); err != nil {
+	if err := heartbeatPresence(tx, locationID); err != nil {
 		return possync.HeartbeatResult{}, err // the token's location exists: ErrNotFound is a bug, a 500001
 	}
 	return possync.HeartbeatResult{Status: "ok"}, nil

@@ -101,7 +101,7 @@ func newBillID(now time.Time) string {
 // temporary table (BENCHMARKS.md), and an unchanged push writes nothing
 // at all.
 const (
-	lookupBillSQL = `SELECT rowid, bill_id, version, content_hash FROM bills WHERE location_id = ? AND check_number = ?`
+	lookupBillSQL = `SELECT rowid, bill_id, version, content_hash, status FROM bills WHERE location_id = ? AND check_number = ?`
 	insertBillSQL = `INSERT INTO bills (bill_id, location_id, check_number, status, version, content_hash, check_json,
 	table_number, staff_id, guests, total_amount, outstanding_amount, service_charge_amount, tips_paid,
 	created_at, last_updated)
@@ -112,20 +112,39 @@ VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 WHERE rowid = ?`
 )
 
+// CheckPush is what storing a pushed check did.
+type CheckPush struct {
+	BillID  string
+	Version int64
+	// Changed reports whether anything was written.
+	Changed bool
+	// Closed reports whether the push turned the bill's status to closed
+	// (a new bill pushed closed, or an open or void one closed).
+	Closed bool
+}
+
 // UpsertCheck stores a pushed check as the bill of (LocationID,
+// CheckNumber) (see PushCheck) and returns the bill's id and version and
+// whether anything was written.
+func (tx *Tx) UpsertCheck(c CheckRow) (billID string, version int64, changed bool, err error) {
+	p, err := tx.PushCheck(c)
+	return p.BillID, p.Version, p.Changed, err
+}
+
+// PushCheck stores a pushed check as the bill of (LocationID,
 // CheckNumber). A new bill gets NewBillID and version 1; a push whose
 // content differs from the stored one bumps the version and sets
 // last_updated to the transaction's time; an identical push changes
-// nothing. It returns the bill's id and version and whether anything was
-// written. tx must be a write transaction.
-func (tx *Tx) UpsertCheck(c CheckRow) (billID string, version int64, changed bool, err error) {
+// nothing. tx must be a write transaction.
+func (tx *Tx) PushCheck(c CheckRow) (CheckPush, error) {
 	now := tx.Unix()
 	var (
-		rowid int64
-		hash  string
+		rowid      int64
+		hash, prev string
+		p          CheckPush
 	)
-	err = tx.queryRow(lookupBillSQL, c.LocationID, c.CheckNumber).
-		Scan(&rowid, &billID, &version, &hash)
+	err := tx.queryRow(lookupBillSQL, c.LocationID, c.CheckNumber).
+		Scan(&rowid, &p.BillID, &p.Version, &hash, &prev)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		_, err = tx.exec(insertBillSQL,
@@ -133,24 +152,29 @@ func (tx *Tx) UpsertCheck(c CheckRow) (billID string, version int64, changed boo
 			c.TableNumber, c.StaffID, c.Guests, c.TotalAmount, c.OutstandingAmount, c.ServiceChargeAmount, c.TipsPaid,
 			now, now)
 		if err != nil {
-			return "", 0, false, fmt.Errorf("insert check: %w", err)
+			return CheckPush{}, fmt.Errorf("insert check: %w", err)
 		}
-		return c.NewBillID, 1, true, nil
+		return CheckPush{BillID: c.NewBillID, Version: 1, Changed: true, Closed: c.Status == billClosed}, nil
 	case err != nil:
-		return "", 0, false, fmt.Errorf("look up check: %w", err)
+		return CheckPush{}, fmt.Errorf("look up check: %w", err)
 	case hash == c.ContentHash:
-		return billID, version, false, nil
+		return p, nil
 	}
-	version++
+	p.Version++
 	_, err = tx.exec(updateBillSQL,
-		c.Status, version, c.ContentHash, c.CheckJSON,
+		c.Status, p.Version, c.ContentHash, c.CheckJSON,
 		c.TableNumber, c.StaffID, c.Guests, c.TotalAmount, c.OutstandingAmount, c.ServiceChargeAmount, c.TipsPaid,
 		now, rowid)
 	if err != nil {
-		return "", 0, false, fmt.Errorf("update check: %w", err)
+		return CheckPush{}, fmt.Errorf("update check: %w", err)
 	}
-	return billID, version, true, nil
+	p.Changed = true
+	p.Closed = c.Status == billClosed && prev != billClosed
+	return p, nil
 }
+
+// billClosed is the status of a closed bill.
+const billClosed = "closed"
 
 // PendingPayment is a payment that the location's POS has not accepted yet.
 // Money is in hundredths.
@@ -187,28 +211,29 @@ func (tx *Tx) PendingPayments(locationID int64) ([]PendingPayment, error) {
 
 // AcceptPayment marks a payment of the location accepted at the
 // transaction's time. Accepting an accepted payment changes nothing and is
-// not an error. It returns ErrNotFound for an unknown payment id and for
-// one of another location, which the caller must not tell apart.
-func (tx *Tx) AcceptPayment(locationID, paymentID int64) error {
+// not an error; accepted reports whether this call accepted it. It returns
+// ErrNotFound for an unknown payment id and for one of another location,
+// which the caller must not tell apart.
+func (tx *Tx) AcceptPayment(locationID, paymentID int64) (accepted bool, err error) {
 	res, err := tx.exec(`UPDATE payments SET status = 'accepted', accepted_at = ?
 		WHERE payment_id = ? AND location_id = ? AND status = 'pending'`, tx.Unix(), paymentID, locationID)
 	if err != nil {
-		return fmt.Errorf("accept payment: %w", err)
+		return false, fmt.Errorf("accept payment: %w", err)
 	}
 	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("accept payment: %w", err)
+		return false, fmt.Errorf("accept payment: %w", err)
 	} else if n == 1 {
-		return nil
+		return true, nil
 	}
 	var one int
 	err = tx.queryRow(`SELECT 1 FROM payments WHERE payment_id = ? AND location_id = ?`, paymentID, locationID).Scan(&one)
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
+			return false, ErrNotFound
 		}
-		return fmt.Errorf("accept payment: %w", err)
+		return false, fmt.Errorf("accept payment: %w", err)
 	}
-	return nil // already accepted
+	return false, nil // already accepted
 }
 
 // TouchHeartbeat records a POS heartbeat for the location at the

@@ -42,6 +42,7 @@ type DB struct {
 	writeS *stmtCache
 	readS  *stmtCache // == writeS when read == write
 	tokens tokenCache
+	events eventSignal   // closed by each commit that recorded events; see events.go
 	ckpt   *checkpointer // nil for an in-memory database; see checkpoint.go
 	lock   *fileLock     // nil for an in-memory database; see lock.go
 	// unverified: the file was too large to check in Open; Verify checks

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/possync"
+	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/universalpos"
@@ -228,18 +229,23 @@ func (s *seeder) bill(tx *store.Tx, loc int64) error {
 		if err != nil {
 			return err
 		}
-		billID, _, _, err := tx.UpsertCheck(row)
+		push, err := s.push(tx, row)
 		if err != nil {
 			return err
 		}
 		u := s.users[s.r.IntN(len(s.users))]
 		tip := c.TotalAmount.Cents() / 10
-		p, err := tx.InsertPaymentRecord(store.PaymentRecord{LocationID: loc, CheckNumber: number, BillID: billID,
+		p, err := tx.InsertPaymentRecord(store.PaymentRecord{LocationID: loc, CheckNumber: number, BillID: push.BillID,
 			UserID: u.userID, CardID: u.cardID, Amount: c.TotalAmount.Cents(), Tip: tip})
 		if err != nil {
 			return err
 		}
-		if err := tx.AcceptPayment(loc, p.PaymentID); err != nil {
+		if s.withEvents(tx) {
+			_, err = rules.AcceptPayment(tx, loc, p.PaymentID)
+		} else {
+			_, err = tx.AcceptPayment(loc, p.PaymentID)
+		}
+		if err != nil {
 			return err
 		}
 		c.TipsPaid = client.MoneyFromCents(tip)
@@ -249,8 +255,24 @@ func (s *seeder) bill(tx *store.Tx, loc int64) error {
 	if err != nil {
 		return err
 	}
-	_, _, _, err = tx.UpsertCheck(row)
+	_, err = s.push(tx, row)
 	return err
+}
+
+// withEvents reports whether tx's time is within the events' retention of
+// the end of the history: only then are a bill's events recorded (the
+// server would have swept older ones).
+func (s *seeder) withEvents(tx *store.Tx) bool {
+	return tx.Now().After(s.o.end.Add(-rules.EventRetention))
+}
+
+// push stores a check as the server's push does, with its bill.closed
+// event within the events' retention.
+func (s *seeder) push(tx *store.Tx, row store.CheckRow) (store.CheckPush, error) {
+	if s.withEvents(tx) {
+		return rules.PushCheck(tx, row)
+	}
+	return tx.PushCheck(row)
 }
 
 // makeOrders writes -orders orders of one to three items, spread over the

@@ -1,0 +1,88 @@
+package refserver
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
+	"github.com/hospo-dev/hospo-go/refserver/rules"
+	"github.com/hospo-dev/hospo-go/refserver/store"
+)
+
+// maxFeedWait is the longest a feed request may wait for a new event.
+const maxFeedWait = 30
+
+type feedResponse struct {
+	rules.Feed
+	RequestInfo client.RequestInfo `json:"requestInfo"`
+}
+
+// handleEventFeed serves GET
+// /v1/events?after=&limit=&types=&wait= (rules.ReadFeed). With wait, a
+// read that finds nothing waits for the next commit that records an
+// event, and reads again, until the wait is over. While it waits it holds
+// no database connection and never the writer.
+func (s *Server) handleEventFeed(w http.ResponseWriter, r *http.Request) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		s.api.Error(w, r, apiErrMsg(client.CodeInvalidQuery, "The query string is not valid URL encoding."))
+		return
+	}
+	req := rules.FeedRequest{After: q.Get("after")}
+	var qerr error
+	if req.Limit, qerr = queryInt(q, "limit", rules.DefaultFeedLimit, 1, rules.MaxFeedLimit); qerr != nil {
+		s.api.Error(w, r, qerr)
+		return
+	}
+	wait, qerr := queryInt(q, "wait", 0, 0, maxFeedWait)
+	if qerr != nil {
+		s.api.Error(w, r, qerr)
+		return
+	}
+	if t := q.Get("types"); t != "" {
+		req.Types = strings.Split(t, ",")
+		if qerr := rules.CheckFeedTypes(req.Types); qerr != nil {
+			s.api.Error(w, r, qerr)
+			return
+		}
+	}
+	keyID := api.RequestFrom(r.Context()).Principal().KeyID
+
+	var timeout <-chan time.Time
+	if wait > 0 {
+		t := time.NewTimer(time.Duration(wait) * time.Second)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var out feedResponse
+	for {
+		// Taken before the read, so that an event committed after the
+		// read's snapshot still wakes the wait.
+		signal := s.db.EventSignal()
+		err := s.db.Read(r.Context(), func(tx *store.Tx) (err error) {
+			out.Feed, err = rules.ReadFeed(tx, keyID, req)
+			return err
+		})
+		if err != nil {
+			s.api.Error(w, r, err)
+			return
+		}
+		if len(out.Events) > 0 || timeout == nil {
+			break
+		}
+		select {
+		case <-signal:
+			continue
+		case <-timeout:
+		case <-s.ctx.Done():
+		case <-r.Context().Done():
+			return
+		}
+		break
+	}
+	out.RequestInfo = s.api.Info(r)
+	s.api.JSON(w, r, http.StatusOK, out)
+}

@@ -1,0 +1,248 @@
+package outbound
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/hospo-dev/hospo-go/refserver/internal/seal"
+	"github.com/hospo-dev/hospo-go/refserver/rules"
+	"github.com/hospo-dev/hospo-go/refserver/store"
+)
+
+// Delivery of events to webhooks (contract.md section 8). A delivery
+// waits in webhook_deliveries, status pending, with next_attempt_at, the
+// Unix second its next attempt is due on the virtual clock. An attempt
+// POSTs the event's envelope to the webhook's URL, signed with the
+// webhook's secret; a 2xx answer within WebhookConfig.Timeout delivers it.
+// Anything else is retried after 1 s, 2 s, 4 s ... at most an hour apart,
+// webhookMaxTries attempts in all, and then the delivery has failed.
+// Delivery is at least once: an attempt cut short by a shutdown is made
+// again after the restart, and receivers de-duplicate by event id.
+const (
+	webhookMaxTries    = 15
+	webhookRetryBase   = time.Second
+	webhookRetryMax    = time.Hour
+	webhookPoll        = time.Second
+	webhookConcurrency = 8
+	webhookDueBatch    = 64
+	// maxWebhookErrorDetail bounds the failure text kept per delivery.
+	maxWebhookErrorDetail = 300
+	// maxWebhookAnswer is how much of a receiver's answer is read (and
+	// thrown away), so that the connection can be reused.
+	maxWebhookAnswer = 64 << 10
+)
+
+// Headers of a webhook delivery.
+const (
+	HeaderEventID   = "Hospo-Event-Id"
+	HeaderWebhookID = "Hospo-Webhook-Id"
+	HeaderSignature = "Hospo-Signature"
+)
+
+// WebhookConfig is what the webhook dispatcher needs.
+type WebhookConfig struct {
+	DB *store.DB
+	// Now is the virtual clock, which paces the retries; Real is the real
+	// time, which the signatures carry.
+	Now, Real func() time.Time
+	// HTTPClient's transport carries the deliveries; redirects are not
+	// followed (a 3xx is a failed attempt).
+	HTTPClient *http.Client
+	Logger     *slog.Logger
+	// Secrets opens the webhooks' sealed secrets.
+	Secrets *seal.Box
+	// Timeout bounds one attempt.
+	Timeout time.Duration
+}
+
+// webhookPolicy is how deliveries are retried: every failure may pass.
+func webhookPolicy() Policy {
+	return Policy{
+		MaxTries:  webhookMaxTries,
+		Base:      webhookRetryBase,
+		Max:       webhookRetryMax,
+		Temporary: func(err error) bool { return !errors.Is(err, errSecretUnavailable) },
+		MaxDetail: maxWebhookErrorDetail,
+	}
+}
+
+// NewWebhookDispatcher returns the dispatcher that delivers events to
+// webhooks. Wake it when events were committed, a delivery was made due
+// (a redelivery) or the virtual clock moved.
+func NewWebhookDispatcher(cfg WebhookConfig) *Dispatcher {
+	hc := &http.Client{
+		Transport:     cfg.HTTPClient.Transport,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return NewDispatcher(DispatcherConfig{
+		Name:         "webhook dispatcher",
+		Queue:        &webhookQueue{cfg: cfg, http: hc},
+		Policy:       webhookPolicy(),
+		Now:          cfg.Now,
+		Logger:       cfg.Logger,
+		PollInterval: webhookPoll,
+		Concurrency:  webhookConcurrency,
+		Batch:        webhookDueBatch,
+	})
+}
+
+// webhookQueue is the webhook_deliveries table seen as a Queue.
+type webhookQueue struct {
+	cfg  WebhookConfig
+	http *http.Client
+}
+
+func (q *webhookQueue) Due(ctx context.Context, limit int) ([]string, time.Time, error) {
+	var (
+		due  []string
+		next time.Time
+	)
+	err := q.cfg.DB.Read(ctx, func(tx *store.Tx) error {
+		var err error
+		if due, err = tx.DueDeliveries(limit); err != nil {
+			return err
+		}
+		at, ok, err := tx.NextDeliveryAttempt()
+		if ok {
+			next = time.Unix(at, 0)
+		}
+		return err
+	})
+	return due, next, err
+}
+
+// Claim reads the delivery; the dispatcher runs one attempt per delivery
+// at a time, so nothing needs marking.
+func (q *webhookQueue) Claim(ctx context.Context, id string) (Attempt, error) {
+	var (
+		t   store.DeliveryTarget
+		now int64
+	)
+	err := q.cfg.DB.Read(ctx, func(tx *store.Tx) error {
+		var err error
+		t, err = tx.GetDeliveryTarget(id)
+		now = tx.Unix()
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil // the webhook was deleted, or a reset, since it was listed
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t.Status != store.DeliveryPending || t.NextAttemptAt == nil || *t.NextAttemptAt > now {
+		return nil, nil // settled or rescheduled since it was listed
+	}
+	return &webhookAttempt{q: q, t: t}, nil
+}
+
+// errSecretUnavailable fails a delivery whose webhook's secret cannot be
+// opened: it was sealed under another admin key. Retrying cannot help.
+var errSecretUnavailable = errors.New("the webhook's secret cannot be used (the server's admin key has changed); delete the webhook and create it again")
+
+// webhookAttempt is one attempt at a delivery.
+type webhookAttempt struct {
+	q *webhookQueue
+	t store.DeliveryTarget
+	// status is the receiver's HTTP status, 0 when none came.
+	status int
+}
+
+func (a *webhookAttempt) Try() int { return a.t.Attempts + 1 }
+
+// Call POSTs the envelope, signed, to the webhook's URL.
+func (a *webhookAttempt) Call(ctx context.Context) error {
+	secret, err := a.q.cfg.Secrets.Open(a.t.Webhook.SecretSealed, a.t.WebhookID)
+	if err != nil {
+		return errSecretUnavailable
+	}
+	body, err := json.Marshal(rules.EventEnvelope(a.t.Event))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.q.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.t.Webhook.URL, bytes.NewReader(body))
+	if err != nil {
+		return errors.New("the webhook's URL cannot be requested")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "hospo-refserver-webhooks")
+	req.Header.Set(HeaderEventID, a.t.EventID)
+	req.Header.Set(HeaderWebhookID, a.t.WebhookID)
+	req.Header.Set(HeaderSignature, Sign(secret, a.q.cfg.Real(), body))
+	resp, err := a.q.http.Do(req)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("no answer within %s", a.q.cfg.Timeout)
+		}
+		// The URL stays out of the record and the log: only what went wrong.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxWebhookAnswer))
+	resp.Body.Close()
+	a.status = resp.StatusCode
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return nil
+}
+
+func (a *webhookAttempt) Record(ctx context.Context, o Outcome) (time.Time, error) {
+	rec := store.DeliveryAttempt{Attempts: o.Try, Status: store.DeliveryDelivered}
+	if a.status != 0 {
+		code := int64(a.status)
+		rec.StatusCode = &code
+	}
+	var at time.Time
+	err := a.q.cfg.DB.Write(ctx, func(tx *store.Tx) error {
+		if o.Err != nil {
+			rec.Status = store.DeliveryFailed
+			rec.Error = &o.Detail
+			if o.RetryIn > 0 {
+				at = tx.Now().Add(o.RetryIn)
+				next := at.Unix()
+				rec.Status, rec.NextAttemptAt = store.DeliveryPending, &next
+			}
+		}
+		return tx.RecordDeliveryAttempt(a.t.DeliveryID, rec)
+	})
+	if errors.Is(err, store.ErrDeliveryGone) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	if o.Err != nil {
+		a.q.cfg.Logger.Warn("webhook dispatcher: delivery failed", "webhook_id", a.t.WebhookID,
+			"delivery_id", a.t.DeliveryID, "event_id", a.t.EventID, "detail", o.Detail)
+	}
+	return at, nil
+}
+
+// Sign returns the Hospo-Signature header of body sent at t with secret:
+// "t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>".
+func Sign(secret []byte, t time.Time, body []byte) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(ts))
+	m.Write([]byte("."))
+	m.Write(body)
+	return "t=" + ts + ",v1=" + hex.EncodeToString(m.Sum(nil))
+}

@@ -1,0 +1,182 @@
+package rules
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/store"
+)
+
+// Events (contract.md section 8). Each change below records its event in
+// its own transaction, through recordEvent, so that a change rolled back
+// leaves no event and a replayed request (api.Writes answers a replay from
+// the stored response without running the change) makes no second one.
+// Recording an event also queues its deliveries to the webhooks that want
+// it, in the same transaction.
+
+// The event types.
+const (
+	EventPaymentCreated     = "payment.created"
+	EventPaymentAccepted    = "payment.accepted"
+	EventBillClosed         = "bill.closed"
+	EventOrderStatusChanged = "order.status_changed"
+	EventLocationOnline     = "location.online"
+	EventLocationOffline    = "location.offline"
+	EventPOSHealthChanged   = "pos.health_changed"
+	EventPing               = "ping"
+)
+
+// EventRetention is how long events (and their deliveries) are kept, on
+// the virtual clock.
+const EventRetention = 7 * 24 * time.Hour
+
+// EventTypes lists every event type, in the order of the contract.
+var EventTypes = []string{
+	EventPaymentCreated, EventPaymentAccepted, EventBillClosed, EventOrderStatusChanged,
+	EventLocationOnline, EventLocationOffline, EventPOSHealthChanged, EventPing,
+}
+
+// Event is the envelope of an event, as delivered to a webhook and listed
+// by the feed. Data is the type's data object.
+type Event struct {
+	ID         string          `json:"id"`
+	Type       string          `json:"type"`
+	CreatedAt  int64           `json:"createdAt"`
+	LocationID *int64          `json:"locationId"`
+	Data       json.RawMessage `json:"data"`
+}
+
+// BillClosedData is the data of bill.closed.
+type BillClosedData struct {
+	BillID      string          `json:"billId"`
+	LocationID  int64           `json:"locationId"`
+	CheckNumber int64           `json:"checkNumber"`
+	TotalAmount client.Money    `json:"totalAmount"`
+	LastUpdated client.BillTime `json:"lastUpdated"`
+}
+
+// OrderStatusChangedData is the data of order.status_changed.
+type OrderStatusChangedData struct {
+	OrderID        string  `json:"orderId"`
+	LocationID     int64   `json:"locationId"`
+	Status         string  `json:"status"`
+	PreviousStatus string  `json:"previousStatus"`
+	POSOrderID     *string `json:"posOrderId"`
+	Reason         *string `json:"reason"`
+}
+
+// LocationPresenceData is the data of location.online and
+// location.offline.
+type LocationPresenceData struct {
+	LocationID    int64  `json:"locationId"`
+	LastHeartbeat *int64 `json:"lastHeartbeat"`
+}
+
+// POSHealthChangedData is the data of pos.health_changed. Status is "OK"
+// or "FAILED" (an unreachable POS counts as FAILED).
+type POSHealthChangedData struct {
+	LocationID int64   `json:"locationId"`
+	Status     string  `json:"status"`
+	Message    *string `json:"message"`
+}
+
+// PingData is the data of ping.
+type PingData struct {
+	WebhookID string `json:"webhookId"`
+}
+
+// EventEnvelope renders a stored event as its envelope.
+func EventEnvelope(e store.Event) Event {
+	return Event{ID: e.EventID, Type: e.Type, CreatedAt: e.CreatedAt, LocationID: e.LocationID, Data: json.RawMessage(e.DataJSON)}
+}
+
+// recordEvent records an event of typ about locationID with data, and
+// queues its deliveries to the webhooks subscribed to typ whose API keys
+// see the location.
+func recordEvent(tx *store.Tx, typ string, locationID int64, data any) error {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("event %s: %w", typ, err)
+	}
+	seq, err := tx.InsertEvent(store.Event{EventID: newEventID(), Type: typ, LocationID: &locationID, DataJSON: string(b)})
+	if err != nil {
+		return err
+	}
+	_, err = tx.QueueDeliveries(seq, typ, locationID)
+	return err
+}
+
+// newEventID returns a new event id: "evt_" and 24 random hex digits.
+func newEventID() string { return randomID("evt_") }
+
+func randomID(prefix string) string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// billClosed records bill.closed for a push that closed a bill.
+func billClosed(tx *store.Tx, row store.CheckRow, billID string) error {
+	return recordEvent(tx, EventBillClosed, row.LocationID, BillClosedData{
+		BillID:      billID,
+		LocationID:  row.LocationID,
+		CheckNumber: row.CheckNumber,
+		TotalAmount: client.MoneyFromCents(row.TotalAmount),
+		LastUpdated: client.BillTime{Time: time.Unix(tx.Unix(), 0).UTC()},
+	})
+}
+
+// PushCheck stores a pushed check as its bill (POST
+// /v1/pos/push-pull/check) and records bill.closed when the push closes
+// the bill: a new bill pushed closed, or one pushed closed again after a
+// re-open. An unchanged push records nothing.
+func PushCheck(tx *store.Tx, row store.CheckRow) (store.CheckPush, error) {
+	p, err := tx.PushCheck(row)
+	if err != nil || !p.Closed {
+		return p, err
+	}
+	return p, billClosed(tx, row, p.BillID)
+}
+
+// OrderStatusChanged records order.status_changed for an order that moved
+// from previous to status; posOrderID and reason (a failure's detail) are
+// nil when there is none. Every change of an order's status calls it, in
+// the transaction of the change.
+func OrderStatusChanged(tx *store.Tx, orderID string, locationID int64, previous, status string, posOrderID, reason *string) error {
+	return recordEvent(tx, EventOrderStatusChanged, locationID, OrderStatusChangedData{
+		OrderID: orderID, LocationID: locationID, Status: status, PreviousStatus: previous,
+		POSOrderID: posOrderID, Reason: reason,
+	})
+}
+
+// RecordPOSHealth records the outcome of a health check of a location's
+// universal POS at posURL (see store.SetPOSHealth) and, when the POS went
+// from OK to not OK or back, pos.health_changed. The first check of a POS
+// records no event: there is no change to tell until it was known once.
+// An unreachable POS counts as FAILED, with what went wrong as message.
+func RecordPOSHealth(tx *store.Tx, loc store.POSLocation, health, message string) error {
+	prev, err := tx.GetPOSStatus(loc.LocationID)
+	if err != nil {
+		return err
+	}
+	set, err := tx.SetPOSHealth(loc.LocationID, loc.POSURL, health, message)
+	if err != nil || !set || prev.Health == nil {
+		return err
+	}
+	wasOK, isOK := *prev.Health == store.POSHealthOK, health == store.POSHealthOK
+	if wasOK == isOK {
+		return nil
+	}
+	d := POSHealthChangedData{LocationID: loc.LocationID, Status: store.POSHealthOK}
+	if !isOK {
+		d.Status = store.POSHealthFailed
+		if message != "" {
+			d.Message = &message
+		}
+	}
+	return recordEvent(tx, EventPOSHealthChanged, loc.LocationID, d)
+}

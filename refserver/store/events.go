@@ -1,0 +1,134 @@
+package store
+
+import (
+	"fmt"
+	"sync"
+)
+
+// The statements of events (contract.md section 8): the event log that the
+// feed reads, and the signal that wakes whoever waits for a new event.
+
+// Event is a row of the events table. DataJSON is the event's data object
+// as JSON.
+type Event struct {
+	// Seq orders events (the feed's cursor is made of it).
+	Seq       int64
+	EventID   string
+	Type      string
+	CreatedAt int64
+	// LocationID is the location the event is about; nil for an event
+	// that belongs to one API key (OwnerKeyID).
+	LocationID *int64
+	OwnerKeyID *int64
+	DataJSON   string
+}
+
+// eventSignal tells waiters that events were committed: each waiter takes
+// the current channel, which the next commit with events closes and
+// replaces. Nobody waits holding a connection or the writer.
+type eventSignal struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func (s *eventSignal) wait() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch == nil {
+		s.ch = make(chan struct{})
+	}
+	return s.ch
+}
+
+func (s *eventSignal) notify() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch != nil {
+		close(s.ch)
+		s.ch = nil
+	}
+}
+
+// EventSignal returns a channel that is closed once a transaction that
+// recorded an event (InsertEvent) has committed after this call. Take it
+// before reading, then wait on it: an event committed in between is never
+// missed.
+func (db *DB) EventSignal() <-chan struct{} { return db.events.wait() }
+
+// InsertEvent records e (EventID, Type, LocationID or OwnerKeyID, DataJSON)
+// at the transaction's time and returns its seq. Waiters on EventSignal are
+// told once the transaction commits.
+func (tx *Tx) InsertEvent(e Event) (int64, error) {
+	res, err := tx.exec(`INSERT INTO events (event_id, type, location_id, owner_key_id, created_at, data_json)
+		VALUES (?, ?, ?, ?, ?, ?)`, e.EventID, e.Type, e.LocationID, e.OwnerKeyID, tx.Unix(), e.DataJSON)
+	if err != nil {
+		return 0, fmt.Errorf("insert event: %w", err)
+	}
+	tx.AfterCommit(tx.db.events.notify)
+	return res.LastInsertId()
+}
+
+const eventColumns = `seq, event_id, type, created_at, location_id, owner_key_id, data_json`
+
+func scanEvent(sc interface{ Scan(...any) error }, e *Event) error {
+	return sc.Scan(&e.Seq, &e.EventID, &e.Type, &e.CreatedAt, &e.LocationID, &e.OwnerKeyID, &e.DataJSON)
+}
+
+// GetEvent returns the event of seq, or ErrNotFound.
+func (tx *Tx) GetEvent(seq int64) (Event, error) {
+	var e Event
+	return e, notFound(scanEvent(tx.queryRow(`SELECT `+eventColumns+` FROM events WHERE seq = ?`, seq), &e))
+}
+
+// FeedQuery selects the events an API key reads from the feed.
+type FeedQuery struct {
+	KeyID int64
+	// After is the seq after which to read (0: from the oldest).
+	After int64
+	// TypesJSON is a JSON array of the types to read; "" reads every type.
+	TypesJSON string
+	Limit     int
+}
+
+// EventFeed returns up to q.Limit events after q.After, oldest first, of
+// the locations in the key's scope and those owned by the key.
+func (tx *Tx) EventFeed(q FeedQuery) ([]Event, error) {
+	rows, err := tx.query(`SELECT `+eventColumns+` FROM events
+		WHERE seq > ?
+		AND (location_id IN (SELECT location_id FROM api_key_locations WHERE key_id = ?) OR owner_key_id = ?)
+		AND (? = '' OR type IN (SELECT value FROM json_each(?)))
+		ORDER BY seq LIMIT ?`, q.After, q.KeyID, q.KeyID, q.TypesJSON, q.TypesJSON, q.Limit)
+	if err != nil {
+		return nil, fmt.Errorf("event feed: %w", err)
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		var e Event
+		if err := scanEvent(rows, &e); err != nil {
+			return nil, fmt.Errorf("event feed: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// PruneEvents deletes up to limit of the oldest events created before
+// before (Unix seconds), and with them their deliveries, and returns how
+// many events it deleted. Bounded, so that one sweep never holds the
+// writer for long; a sweep that deletes limit events has more to do.
+func (tx *Tx) PruneEvents(before int64, limit int) (int64, error) {
+	// The deliveries first, by the index on event_seq, rather than leaving
+	// them to the cascade row by row.
+	_, err := tx.exec(`DELETE FROM webhook_deliveries WHERE event_seq IN
+		(SELECT seq FROM events WHERE created_at < ? ORDER BY created_at, seq LIMIT ?)`, before, limit)
+	if err != nil {
+		return 0, fmt.Errorf("prune deliveries: %w", err)
+	}
+	res, err := tx.exec(`DELETE FROM events WHERE seq IN
+		(SELECT seq FROM events WHERE created_at < ? ORDER BY created_at, seq LIMIT ?)`, before, limit)
+	if err != nil {
+		return 0, fmt.Errorf("prune events: %w", err)
+	}
+	return res.RowsAffected()
+}

@@ -1,0 +1,272 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// The statements of webhooks (contract.md section 8): the subscriptions of
+// the vendor API keys and their deliveries, which are also the queue the
+// webhook dispatcher works from.
+
+// Delivery statuses, as kept in webhook_deliveries.status.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
+)
+
+// Webhook is a row of the webhooks table. SecretSealed is the signing
+// secret as package seal sealed it; EventsJSON the JSON array of the
+// subscribed types (["*"] for all).
+type Webhook struct {
+	WebhookID    string
+	KeyID        int64
+	URL          string
+	EventsJSON   string
+	Description  string
+	SecretSealed []byte
+	CreatedAt    int64
+}
+
+const webhookColumns = `webhook_id, key_id, url, events_json, description, secret_sealed, created_at`
+
+func scanWebhook(sc interface{ Scan(...any) error }, w *Webhook) error {
+	return sc.Scan(&w.WebhookID, &w.KeyID, &w.URL, &w.EventsJSON, &w.Description, &w.SecretSealed, &w.CreatedAt)
+}
+
+// InsertWebhook stores w, created at the transaction's time (w.CreatedAt
+// is ignored).
+func (tx *Tx) InsertWebhook(w Webhook) error {
+	_, err := tx.exec(`INSERT INTO webhooks (`+webhookColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		w.WebhookID, w.KeyID, w.URL, w.EventsJSON, w.Description, w.SecretSealed, tx.Unix())
+	if err != nil {
+		return fmt.Errorf("insert webhook: %w", err)
+	}
+	return nil
+}
+
+// GetWebhook returns the webhook of the API key keyID with id webhookID,
+// or ErrNotFound (for another key's webhook too).
+func (tx *Tx) GetWebhook(keyID int64, webhookID string) (Webhook, error) {
+	var w Webhook
+	err := scanWebhook(tx.queryRow(`SELECT `+webhookColumns+` FROM webhooks WHERE webhook_id = ? AND key_id = ?`,
+		webhookID, keyID), &w)
+	return w, notFound(err)
+}
+
+// ListWebhooks returns the webhooks of the API key keyID, oldest first.
+func (tx *Tx) ListWebhooks(keyID int64) ([]Webhook, error) {
+	rows, err := tx.query(`SELECT `+webhookColumns+` FROM webhooks WHERE key_id = ? ORDER BY created_at, webhook_id`, keyID)
+	if err != nil {
+		return nil, fmt.Errorf("list webhooks: %w", err)
+	}
+	defer rows.Close()
+	var out []Webhook
+	for rows.Next() {
+		var w Webhook
+		if err := scanWebhook(rows, &w); err != nil {
+			return nil, fmt.Errorf("list webhooks: %w", err)
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+// DeleteWebhook deletes the API key's webhook and its deliveries, or
+// returns ErrNotFound (for another key's webhook too).
+func (tx *Tx) DeleteWebhook(keyID int64, webhookID string) error {
+	if _, err := tx.exec(`DELETE FROM webhook_deliveries WHERE webhook_id IN
+		(SELECT webhook_id FROM webhooks WHERE webhook_id = ? AND key_id = ?)`, webhookID, keyID); err != nil {
+		return fmt.Errorf("delete webhook: %w", err)
+	}
+	res, err := tx.exec(`DELETE FROM webhooks WHERE webhook_id = ? AND key_id = ?`, webhookID, keyID)
+	if err != nil {
+		return fmt.Errorf("delete webhook: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// newDeliveryID is the SQL expression of a new delivery id.
+const newDeliveryID = `'dlv_' || lower(hex(randomblob(12)))`
+
+// QueueDeliveries makes a pending delivery, due at once, of the event seq
+// to every webhook subscribed to typ whose API key may see locationID, and
+// returns how many it made.
+func (tx *Tx) QueueDeliveries(seq int64, typ string, locationID int64) (int64, error) {
+	now := tx.Unix()
+	res, err := tx.exec(`INSERT INTO webhook_deliveries (delivery_id, webhook_id, event_seq, status, next_attempt_at, created_at)
+		SELECT `+newDeliveryID+`, w.webhook_id, ?, 'pending', ?, ?
+		FROM webhooks w JOIN api_key_locations k ON k.key_id = w.key_id AND k.location_id = ?
+		WHERE EXISTS (SELECT 1 FROM json_each(w.events_json) WHERE value IN ('*', ?))`,
+		seq, now, now, locationID, typ)
+	if err != nil {
+		return 0, fmt.Errorf("queue deliveries: %w", err)
+	}
+	return res.RowsAffected()
+}
+
+// QueueDelivery makes a pending delivery, due at once, of the event seq to
+// one webhook, whatever it subscribed to (a ping).
+func (tx *Tx) QueueDelivery(seq int64, webhookID string) error {
+	now := tx.Unix()
+	_, err := tx.exec(`INSERT INTO webhook_deliveries (delivery_id, webhook_id, event_seq, status, next_attempt_at, created_at)
+		VALUES (`+newDeliveryID+`, ?, ?, 'pending', ?, ?)`, webhookID, seq, now, now)
+	if err != nil {
+		return fmt.Errorf("queue delivery: %w", err)
+	}
+	return nil
+}
+
+// Delivery is a row of webhook_deliveries with its event's id and type.
+type Delivery struct {
+	DeliveryID     string
+	WebhookID      string
+	EventSeq       int64
+	EventID        string
+	EventType      string
+	Status         string
+	Attempts       int
+	LastStatusCode *int64
+	LastError      *string
+	NextAttemptAt  *int64
+	CreatedAt      int64
+}
+
+const deliveryColumns = `d.delivery_id, d.webhook_id, d.event_seq, e.event_id, e.type, d.status, d.attempts,
+	d.last_status_code, d.last_error, d.next_attempt_at, d.created_at`
+
+func scanDelivery(sc interface{ Scan(...any) error }, d *Delivery) error {
+	return sc.Scan(&d.DeliveryID, &d.WebhookID, &d.EventSeq, &d.EventID, &d.EventType, &d.Status, &d.Attempts,
+		&d.LastStatusCode, &d.LastError, &d.NextAttemptAt, &d.CreatedAt)
+}
+
+// ListDeliveries returns up to limit deliveries of a webhook, newest
+// first; status "" lists every status.
+func (tx *Tx) ListDeliveries(webhookID, status string, limit int) ([]Delivery, error) {
+	rows, err := tx.query(`SELECT `+deliveryColumns+` FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
+		WHERE d.webhook_id = ? AND (? = '' OR d.status = ?)
+		ORDER BY d.created_at DESC, d.event_seq DESC, d.delivery_id DESC LIMIT ?`, webhookID, status, status, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list deliveries: %w", err)
+	}
+	defer rows.Close()
+	var out []Delivery
+	for rows.Next() {
+		var d Delivery
+		if err := scanDelivery(rows, &d); err != nil {
+			return nil, fmt.Errorf("list deliveries: %w", err)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// DeliveryTarget is a delivery with what an attempt needs: its webhook and
+// its event.
+type DeliveryTarget struct {
+	Delivery
+	Webhook Webhook
+	Event   Event
+}
+
+// GetDeliveryTarget returns a delivery with its webhook and event, or
+// ErrNotFound.
+func (tx *Tx) GetDeliveryTarget(deliveryID string) (DeliveryTarget, error) {
+	var t DeliveryTarget
+	err := scanDelivery(tx.queryRow(`SELECT `+deliveryColumns+` FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
+		WHERE d.delivery_id = ?`, deliveryID), &t.Delivery)
+	if err != nil {
+		return t, notFound(err)
+	}
+	err = scanWebhook(tx.queryRow(`SELECT `+webhookColumns+` FROM webhooks WHERE webhook_id = ?`, t.WebhookID), &t.Webhook)
+	if err != nil {
+		return t, notFound(err)
+	}
+	t.Event, err = tx.GetEvent(t.EventSeq)
+	return t, err
+}
+
+// DueDeliveries returns up to limit pending deliveries whose next attempt
+// is due at the transaction's time, the longest-waiting first.
+func (tx *Tx) DueDeliveries(limit int) ([]string, error) {
+	rows, err := tx.query(`SELECT delivery_id FROM webhook_deliveries
+		WHERE status = 'pending' AND next_attempt_at <= ?
+		ORDER BY next_attempt_at, delivery_id LIMIT ?`, tx.Unix(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("due deliveries: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// NextDeliveryAttempt returns the earliest next_attempt_at of the pending
+// deliveries; ok is false when none is pending.
+func (tx *Tx) NextDeliveryAttempt() (at int64, ok bool, err error) {
+	var v sql.NullInt64
+	err = tx.queryRow(`SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending'`).Scan(&v)
+	if err != nil {
+		return 0, false, fmt.Errorf("next delivery attempt: %w", err)
+	}
+	return v.Int64, v.Valid, nil
+}
+
+// DeliveryAttempt is the outcome of one attempt at a delivery, to record.
+type DeliveryAttempt struct {
+	Attempts int
+	// Status is DeliveryDelivered, DeliveryFailed, or DeliveryPending with
+	// NextAttemptAt set.
+	Status        string
+	StatusCode    *int64
+	Error         *string
+	NextAttemptAt *int64
+}
+
+// ErrDeliveryGone is returned by RecordDeliveryAttempt when the delivery
+// was removed (its webhook deleted, a reset) while the attempt was made.
+var ErrDeliveryGone = errors.New("delivery is gone")
+
+// RecordDeliveryAttempt stores the outcome of an attempt at a delivery.
+func (tx *Tx) RecordDeliveryAttempt(deliveryID string, a DeliveryAttempt) error {
+	res, err := tx.exec(`UPDATE webhook_deliveries SET status = ?, attempts = ?, last_status_code = ?, last_error = ?,
+		next_attempt_at = ? WHERE delivery_id = ?`, a.Status, a.Attempts, a.StatusCode, a.Error, a.NextAttemptAt, deliveryID)
+	if err != nil {
+		return fmt.Errorf("record delivery attempt: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return ErrDeliveryGone
+	}
+	return nil
+}
+
+// Redeliver makes a delivery of the webhook pending and due at once,
+// whatever its status, or returns ErrNotFound.
+func (tx *Tx) Redeliver(webhookID, deliveryID string) error {
+	res, err := tx.exec(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?
+		WHERE delivery_id = ? AND webhook_id = ?`, tx.Unix(), deliveryID, webhookID)
+	if err != nil {
+		return fmt.Errorf("redeliver: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}

@@ -1,0 +1,159 @@
+package refserver
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
+	"github.com/hospo-dev/hospo-go/refserver/rules"
+	"github.com/hospo-dev/hospo-go/refserver/store"
+)
+
+// Webhook subscriptions of the vendor API keys (contract.md section 8).
+// Each handler acts on the calling key's own webhooks; another key's is a
+// 404001, the same as an unknown one.
+
+type webhookListResponse struct {
+	Webhooks    []rules.Webhook    `json:"webhooks"`
+	RequestInfo client.RequestInfo `json:"requestInfo"`
+}
+
+type deliveryListResponse struct {
+	Deliveries  []rules.WebhookDelivery `json:"deliveries"`
+	RequestInfo client.RequestInfo      `json:"requestInfo"`
+}
+
+// accepted is the empty object of a 202.
+type accepted struct{}
+
+// handleCreateWebhook serves POST /v1/webhooks (rules.CreateWebhook). The
+// answer is the only place the secret ever appears; the idempotency
+// record that keeps it for a replay is sealed like every other.
+func (s *Server) handleCreateWebhook(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+	var req rules.WebhookRequest
+	problems, err := api.Decode(r, &req)
+	if err != nil {
+		return nil, err
+	}
+	q := api.RequestFrom(r.Context())
+	if err := rules.CheckWebhook(q.Body(), &req, problems); err != nil {
+		return nil, err
+	}
+	return func(tx *store.Tx) (any, error) {
+		w, secret, err := rules.CreateWebhook(tx, s.webhookSecrets, q.Principal().KeyID, req)
+		if err != nil {
+			return nil, err
+		}
+		return rules.CreatedWebhook{Webhook: w, Secret: secret, RequestInfo: s.api.Info(r)}, nil
+	}, nil
+}
+
+// handleListWebhooks serves GET /v1/webhooks (rules.ListWebhooks).
+func (s *Server) handleListWebhooks(w http.ResponseWriter, r *http.Request) {
+	var out webhookListResponse
+	err := s.db.Read(r.Context(), func(tx *store.Tx) (err error) {
+		out.Webhooks, err = rules.ListWebhooks(tx, api.RequestFrom(r.Context()).Principal().KeyID)
+		return err
+	})
+	if err != nil {
+		s.api.Error(w, r, err)
+		return
+	}
+	out.RequestInfo = s.api.Info(r)
+	s.api.JSON(w, r, http.StatusOK, out)
+}
+
+// handleDeleteWebhook serves DELETE /v1/webhooks/{webhookId}
+// (rules.DeleteWebhook): 204, and the webhook's pending deliveries go with
+// it. Deleting is idempotent by nature; a second delete is a 404001.
+func (s *Server) handleDeleteWebhook(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "webhookId")
+	err := s.db.Write(r.Context(), func(tx *store.Tx) error {
+		return rules.DeleteWebhook(tx, api.RequestFrom(r.Context()).Principal().KeyID, id)
+	})
+	if err != nil {
+		s.api.Error(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// handlePingWebhook serves POST /v1/webhooks/{webhookId}/ping
+// (rules.PingWebhook): 202 {}, and the ping is delivered in the
+// background.
+func (s *Server) handlePingWebhook(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+	id := chi.URLParam(r, "webhookId")
+	return func(tx *store.Tx) (any, error) {
+		if err := rules.PingWebhook(tx, api.RequestFrom(r.Context()).Principal().KeyID, id); err != nil {
+			return nil, err
+		}
+		return accepted{}, nil
+	}, nil
+}
+
+// handleListDeliveries serves GET
+// /v1/webhooks/{webhookId}/deliveries?status=&limit=
+// (rules.ListDeliveries).
+func (s *Server) handleListDeliveries(w http.ResponseWriter, r *http.Request) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		s.api.Error(w, r, apiErrMsg(client.CodeInvalidQuery, "The query string is not valid URL encoding."))
+		return
+	}
+	status := q.Get("status")
+	if status != "" && !slices.Contains(rules.DeliveryStatuses, status) {
+		s.api.Error(w, r, apiErrMsg(client.CodeInvalidQuery, "status must be pending, delivered or failed."))
+		return
+	}
+	limit, qerr := queryInt(q, "limit", rules.DefaultDeliveriesListed, 1, rules.MaxDeliveriesListed)
+	if qerr != nil {
+		s.api.Error(w, r, qerr)
+		return
+	}
+	var out deliveryListResponse
+	err = s.db.Read(r.Context(), func(tx *store.Tx) (err error) {
+		out.Deliveries, err = rules.ListDeliveries(tx, api.RequestFrom(r.Context()).Principal().KeyID,
+			chi.URLParam(r, "webhookId"), status, limit)
+		return err
+	})
+	if err != nil {
+		s.api.Error(w, r, err)
+		return
+	}
+	out.RequestInfo = s.api.Info(r)
+	s.api.JSON(w, r, http.StatusOK, out)
+}
+
+// handleRedeliver serves POST
+// /v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver
+// (rules.Redeliver): 202 {}, and the attempt is made in the background.
+func (s *Server) handleRedeliver(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+	webhookID, deliveryID := chi.URLParam(r, "webhookId"), chi.URLParam(r, "deliveryId")
+	return func(tx *store.Tx) (any, error) {
+		if err := rules.Redeliver(tx, api.RequestFrom(r.Context()).Principal().KeyID, webhookID, deliveryID); err != nil {
+			return nil, err
+		}
+		tx.AfterCommit(s.webhooks.Wake)
+		return accepted{}, nil
+	}, nil
+}
+
+// queryInt reads the integer query parameter name in [lo, hi], def when it
+// is absent; anything else is a 400003 naming it.
+func queryInt(q url.Values, name string, def, lo, hi int) (int, error) {
+	vals := q[name]
+	if len(vals) == 0 {
+		return def, nil
+	}
+	n, err := strconv.Atoi(vals[0])
+	if len(vals) > 1 || err != nil || n < lo || n > hi {
+		return 0, apiErrMsg(client.CodeInvalidQuery, name+" must be given once, as an integer from "+
+			strconv.Itoa(lo)+" to "+strconv.Itoa(hi)+".")
+	}
+	return n, nil
+}
