@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/journal"
@@ -84,6 +87,15 @@ type Config struct {
 	// stays controllable under load, and neither is a request's injected
 	// latency.
 	MaxInFlight int
+	// TracerProvider, when set, traces every request (a server span named
+	// by its route pattern, continuing the caller's trace from its
+	// headers) and every write transaction. MeterProvider, when set,
+	// records the server's metrics (see the README's table). Propagator
+	// reads the caller's trace context (default W3C Trace Context). Without
+	// providers the server records nothing and pays next to nothing.
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
+	Propagator     propagation.TextMapPropagator
 
 	// providerDKeyGen makes providerD's RSA keys (default
 	// sandbox.NewRSAKey); tests hand out a key made once.
@@ -132,6 +144,7 @@ type Server struct {
 	// to the in-flight bound and the OpenAPI check; made with the routes),
 	// writes runs every request that changes state.
 	api    *api.Responder
+	tel    *api.Telemetry // request spans and metrics; see telemetry.go
 	tokens *api.Tokens
 	guards *api.Guards
 	writes *api.Writes
@@ -218,14 +231,18 @@ func New(cfg Config) (*Server, error) {
 	s.cert = cert
 
 	ctx := context.Background()
-	db, err := store.Open(ctx, cfg.DBPath, s.clock.Now)
+	tracer, meter := cfg.telemetry()
+	if s.tel, err = api.NewTelemetry(tracer, cfg.Propagator, meter); err != nil {
+		return nil, fmt.Errorf("refserver: telemetry: %w", err)
+	}
+	db, err := store.Open(ctx, cfg.DBPath, s.clock.Now, store.WithTelemetry(tracer, meter))
 	if err != nil {
 		return nil, fmt.Errorf("refserver: %w", err)
 	}
 	s.db = db
 	s.orders = outbound.NewOrderDispatcher(outbound.OrderConfig{
 		DB: db, Now: s.clock.Now, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
-		RetryBase: cfg.OrderRetryBase, RetryMax: cfg.OrderRetryMax,
+		RetryBase: cfg.OrderRetryBase, RetryMax: cfg.OrderRetryMax, Meter: meter,
 	})
 	s.monitor = outbound.NewMonitor(outbound.MonitorConfig{
 		DB: db, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,

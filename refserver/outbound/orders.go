@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/universalpos"
@@ -48,6 +50,8 @@ type OrderConfig struct {
 	Logger     *slog.Logger
 	// RetryBase and RetryMax bound the backoff between tries.
 	RetryBase, RetryMax time.Duration
+	// Meter, when set, counts the tries by outcome (MetricDeliveries).
+	Meter metric.Meter
 }
 
 // orderPolicy is how orders are retried.
@@ -73,6 +77,7 @@ func NewOrderDispatcher(cfg OrderConfig) *Dispatcher {
 		PollInterval: orderPollInterval,
 		Concurrency:  orderSendConcurrency,
 		Batch:        orderDueBatch,
+		Meter:        cfg.Meter,
 	})
 }
 

@@ -42,8 +42,9 @@ type DB struct {
 	writeS *stmtCache
 	readS  *stmtCache // == writeS when read == write
 	tokens tokenCache
-	ckpt   *checkpointer // nil for an in-memory database; see checkpoint.go
-	lock   *fileLock     // nil for an in-memory database; see lock.go
+	ckpt   *checkpointer    // nil for an in-memory database; see checkpoint.go
+	lock   *fileLock        // nil for an in-memory database; see lock.go
+	tel    *writerTelemetry // nil: none; see telemetry.go
 }
 
 // writerDriver is go-sqlite3 with wal_autocheckpoint=0 set on every new
@@ -63,7 +64,7 @@ func init() {
 // Open opens (creating if needed) the database at path and applies the
 // embedded migrations that have not been applied yet. now is the clock that
 // stamps every transaction; the server passes its virtual clock.
-func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
+func Open(ctx context.Context, path string, now func() time.Time, opts ...OpenOption) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("store: empty database path")
 	}
@@ -71,6 +72,9 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 		now = time.Now
 	}
 	db := &DB{path: path, now: now}
+	for _, o := range opts {
+		o(db)
+	}
 	if path == MemoryPath {
 		// Every connection to ":memory:" is a database of its own, so the
 		// in-memory database gets exactly one connection for reads and writes.
@@ -134,6 +138,12 @@ func Open(ctx context.Context, path string, now func() time.Time) (*DB, error) {
 		db.readS = newStmtCache(db.read)
 	}
 	db.w = startWriter(db)
+	if db.tel != nil {
+		if err := db.tel.start(db.w); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("store: telemetry: %w", err)
+		}
+	}
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -158,6 +168,9 @@ func (db *DB) Path() string { return db.path }
 // With the last connection gone SQLite checkpoints the WAL into the main
 // file.
 func (db *DB) Close() error {
+	if db.tel != nil {
+		db.tel.stop()
+	}
 	if db.w != nil {
 		db.w.stop()
 	}
