@@ -41,6 +41,8 @@ type options struct {
 	menuSyncInterval  time.Duration
 	validate          bool
 	pprofAddr         string
+	metricsAddr       string
+	metricsPublic     bool
 	adminHosts        []string
 	timeouts          timeouts
 }
@@ -84,6 +86,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.menuSyncInterval, "menu-sync-interval", 5*time.Minute, "how often universal POS menus are synced")
 	fs.BoolVar(&o.validate, "validate", false, "check every API request against the OpenAPI document (400002/400003 for requests it forbids)")
 	fs.StringVar(&o.pprofAddr, "pprof", "", "serve Go runtime profiles (/debug/pprof/) on this address, e.g. 127.0.0.1:6060 (off when empty)")
+	fs.StringVar(&o.metricsAddr, "metrics", "", "serve metrics in the Prometheus text format (/metrics) on this address, e.g. 127.0.0.1:9464 (off when empty)")
+	fs.BoolVar(&o.metricsPublic, "metrics-public", false, "allow -metrics on an address that other machines can reach")
 	fs.Func("admin-host", "a host name, besides loopback ones, under which the admin API and the console answer (comma-separated list; may be repeated)", func(v string) error {
 		for h := range strings.SplitSeq(v, ",") {
 			if h = strings.TrimSpace(h); h != "" {
@@ -164,6 +168,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		}
 	}
 
+	metrics, err := listenMetrics(o, logger)
+	if err != nil {
+		return err
+	}
+	defer metrics.close()
+
 	srv, err := refserver.New(refserver.Config{
 		DBPath:            o.db,
 		AdminKey:          o.adminKey,
@@ -177,6 +187,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		MenuSyncInterval:  o.menuSyncInterval,
 		ValidateRequests:  o.validate,
 		AdminHosts:        o.adminHosts,
+		MeterProvider:     metrics.provider(),
 	})
 	if err != nil {
 		return err
