@@ -84,7 +84,7 @@ func wantAttrs(t *testing.T, what string, got []attribute.KeyValue, want ...attr
 			continue
 		}
 		if v != kv.Value {
-			t.Errorf("%s: %s = %s, want %s", what, kv.Key, v.Emit(), kv.Value.Emit())
+			t.Errorf("%s: %s = %s, want %s", what, kv.Key, v.String(), kv.Value.String())
 		}
 	}
 }
@@ -300,7 +300,7 @@ func TestTelemetryRecordsNoSecrets(t *testing.T) {
 	var recorded []string
 	addAttrs := func(where string, kvs []attribute.KeyValue) {
 		for _, kv := range kvs {
-			recorded = append(recorded, where+" "+string(kv.Key)+"="+kv.Value.Emit())
+			recorded = append(recorded, where+" "+string(kv.Key)+"="+kv.Value.String())
 		}
 	}
 	ended := r.spans.Ended()

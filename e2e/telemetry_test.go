@@ -120,12 +120,12 @@ func TestTraceContinuesFromSDKIntoServer(t *testing.T) {
 	for _, s := range append(server, cliSpans.Ended()...) {
 		values := []string{s.Name(), s.Status().Description}
 		for _, kv := range s.Attributes() {
-			values = append(values, kv.Value.Emit())
+			values = append(values, kv.Value.String())
 		}
 		for _, e := range s.Events() {
 			values = append(values, e.Name)
 			for _, kv := range e.Attributes {
-				values = append(values, kv.Value.Emit())
+				values = append(values, kv.Value.String())
 			}
 		}
 		for _, v := range values {

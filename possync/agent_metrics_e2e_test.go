@@ -33,7 +33,7 @@ func agentMetrics(t *testing.T, reader *sdkmetric.ManualReader, loc int64) map[s
 		for _, m := range sm.Metrics {
 			record := func(set attribute.Set, v float64) {
 				if id, ok := set.Value(possync.AttrLocationID); !ok || id.AsInt64() != loc {
-					t.Errorf("%s: location id %v, want %d", m.Name, id.Emit(), loc)
+					t.Errorf("%s: location id %v, want %d", m.Name, id.String(), loc)
 				}
 				name := m.Name
 				if f, ok := set.Value(possync.AttrFailure); ok {

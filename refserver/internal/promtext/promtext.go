@@ -173,7 +173,7 @@ func sortedPoints[P any](pts []P, attrs func(P) attribute.Set) []P {
 func labels(set attribute.Set) []label {
 	ls := make([]label, 0, set.Len())
 	for _, kv := range set.ToSlice() {
-		ls = append(ls, label{name: sanitize(string(kv.Key)), value: kv.Value.Emit()})
+		ls = append(ls, label{name: sanitize(string(kv.Key)), value: kv.Value.String()})
 	}
 	return ls
 }
