@@ -89,6 +89,7 @@ func (s *Service) ListClosed(ctx context.Context, locationID int64, from, to tim
 	var out ClosedBillsResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
+		Route:  "/v3/location/{locationId}/bills/closed",
 		Path:   "v3/location/" + strconv.FormatInt(locationID, 10) + "/bills/closed",
 		Query:  q,
 		Auth:   client.AuthAPIKey,
@@ -121,6 +122,7 @@ func (s *Service) Get(ctx context.Context, billID string, scopes []Scope, opts .
 	var out BillResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
+		Route:  "/v3/bill/{billId}",
 		Path:   "v3/bill/" + url.PathEscape(billID),
 		Query:  q,
 		Auth:   client.AuthAPIKey,

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // benchBody is a wallet response of realistic size (two cards).
@@ -108,37 +111,55 @@ func BenchmarkClientOverhead(b *testing.B) {
 	// time of each and the SDK's overhead between the medians. On a shared
 	// machine, load from other processes comes and goes; pairing puts both
 	// sides under the same load, and medians ignore the spikes.
-	b.Run("paired", func(b *testing.B) {
-		tr1, tr2 := newTransport(), newTransport()
-		defer tr1.CloseIdleConnections()
-		defer tr2.CloseIdleConnections()
-		c, err := New(WithBaseURL(srv.URL), WithAccessToken("bench-token"), WithHTTPClient(&http.Client{Transport: tr1}))
-		if err != nil {
+	b.Run("paired", func(b *testing.B) { benchPaired(b, srv.URL, newTransport) })
+
+	// paired-telemetry is paired with tracing and metrics on: a span per
+	// call (sampled, ended, then dropped for want of an exporter, so the
+	// cost is the SDK's recording, not an export) and the duration
+	// histogram.
+	b.Run("paired-telemetry", func(b *testing.B) {
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()))
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+		defer tp.Shutdown(ctx)
+		defer mp.Shutdown(ctx)
+		benchPaired(b, srv.URL, newTransport, WithTracerProvider(tp), WithMeterProvider(mp))
+	})
+}
+
+// benchPaired runs the paired comparison of BenchmarkClientOverhead, with
+// opts added to the SDK client's options.
+func benchPaired(b *testing.B, srvURL string, newTransport func() *http.Transport, opts ...Option) {
+	ctx := context.Background()
+	tr1, tr2 := newTransport(), newTransport()
+	defer tr1.CloseIdleConnections()
+	defer tr2.CloseIdleConnections()
+	c, err := New(append([]Option{WithBaseURL(srvURL), WithAccessToken("bench-token"), WithHTTPClient(&http.Client{Transport: tr1})}, opts...)...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	hc := &http.Client{Transport: tr2}
+	req := &Request{Route: "/v1/user/me", Path: "v1/user/me", Query: url.Values{"scope": {"wallet"}}, Auth: AuthAccessToken}
+	base := srvURL + "/v1/user/me"
+	var sdk, hand []time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		var out1, out2 benchUser
+		t0 := time.Now()
+		if _, err := c.Do(ctx, req, &out1); err != nil {
 			b.Fatal(err)
 		}
-		hc := &http.Client{Transport: tr2}
-		req := &Request{Path: "v1/user/me", Query: url.Values{"scope": {"wallet"}}, Auth: AuthAccessToken}
-		base := srv.URL + "/v1/user/me"
-		var sdk, hand []time.Duration
-		for b.Loop() {
-			var out1, out2 benchUser
-			t0 := time.Now()
-			if _, err := c.Do(ctx, req, &out1); err != nil {
-				b.Fatal(err)
-			}
-			t1 := time.Now()
-			if err := handWritten(ctx, hc, base, "bench-token", &out2); err != nil {
-				b.Fatal(err)
-			}
-			t2 := time.Now()
-			sdk = append(sdk, t1.Sub(t0))
-			hand = append(hand, t2.Sub(t1))
+		t1 := time.Now()
+		if err := handWritten(ctx, hc, base, "bench-token", &out2); err != nil {
+			b.Fatal(err)
 		}
-		ms, mh := median(sdk), median(hand)
-		b.ReportMetric(float64(ms.Nanoseconds()), "sdk-median-ns")
-		b.ReportMetric(float64(mh.Nanoseconds()), "nethttp-median-ns")
-		b.ReportMetric(100*(float64(ms)/float64(mh)-1), "overhead-%")
-	})
+		t2 := time.Now()
+		sdk = append(sdk, t1.Sub(t0))
+		hand = append(hand, t2.Sub(t1))
+	}
+	ms, mh := median(sdk), median(hand)
+	b.ReportMetric(float64(ms.Nanoseconds()), "sdk-median-ns")
+	b.ReportMetric(float64(mh.Nanoseconds()), "nethttp-median-ns")
+	b.ReportMetric(100*(float64(ms)/float64(mh)-1), "overhead-%")
 }
 
 func median(d []time.Duration) time.Duration {
@@ -177,6 +198,25 @@ func BenchmarkClientOverheadInMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 		req := &Request{Path: "v1/user/me", Query: url.Values{"scope": {"wallet"}}, Auth: AuthAccessToken}
+		b.ReportAllocs()
+		for b.Loop() {
+			var out benchUser
+			if _, err := c.Do(ctx, req, &out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("sdk-telemetry", func(b *testing.B) {
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()))
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+		defer tp.Shutdown(ctx)
+		defer mp.Shutdown(ctx)
+		c, err := New(WithBaseURL("http://bench.test"), WithAccessToken("bench-token"), WithHTTPClient(&http.Client{Transport: cannedTransport{}}),
+			WithTracerProvider(tp), WithMeterProvider(mp))
+		if err != nil {
+			b.Fatal(err)
+		}
+		req := &Request{Route: "/v1/user/me", Path: "v1/user/me", Query: url.Values{"scope": {"wallet"}}, Auth: AuthAccessToken}
 		b.ReportAllocs()
 		for b.Loop() {
 			var out benchUser

@@ -28,6 +28,7 @@ type Client struct {
 	hc       *http.Client
 	tr       *transport
 	rc       *retryablehttp.Client // for calls using the default retry policy
+	tel      *telemetry            // nil: telemetry off (telemetry.go)
 }
 
 // New returns a Client configured by opts. Without options it talks to the
@@ -72,8 +73,13 @@ func New(opts ...Option) (*Client, error) {
 		tr.limiter = rate.NewLimiter(s.rateLimit, max(s.rateBurst, 1))
 	}
 	hc.Transport = tr
+	tel, err := newTelemetry(&s)
+	if err != nil {
+		return nil, fmt.Errorf("hospo: telemetry: %w", err)
+	}
 
 	c := &Client{
+		tel:      tel,
 		defaults: s,
 		base:     base,
 		baseStr:  base.String(),
@@ -142,7 +148,18 @@ func (c *Client) Do(ctx context.Context, req *Request, v any, opts ...Option) (*
 	if method == "" {
 		method = http.MethodGet
 	}
+	if c.tel == nil {
+		return c.do(ctx, s, method, req, v, nil)
+	}
+	ctx, ct := c.tel.start(ctx, method, req.Route)
+	resp, err := c.do(ctx, s, method, req, v, ct)
+	ct.end(ctx, resp, err)
+	return resp, err
+}
 
+// do is Do after its arguments are checked; ct is the call's telemetry,
+// nil when it is off.
+func (c *Client) do(ctx context.Context, s *settings, method string, req *Request, v any, ct *callTelemetry) (*Response, error) {
 	rawURL, err := c.requestURL(s, req)
 	if err != nil {
 		return nil, err
@@ -156,10 +173,15 @@ func (c *Client) Do(ctx context.Context, req *Request, v any, opts ...Option) (*
 		retryable: retryableMethod(method) || key != "",
 		timeout:   s.timeout,
 		red:       s.redactor(),
+		tel:       ct,
 	}
 	hreq, err := newHTTPRequest(context.WithValue(ctx, callStateKey{}, st), s, method, rawURL, key, req)
 	if err != nil {
 		return nil, err
+	}
+	if ct != nil {
+		ct.st = st
+		ct.request(ctx, hreq.URL, hreq.Header)
 	}
 
 	rc := c.rc

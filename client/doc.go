@@ -58,6 +58,14 @@
 // reasons the service would give in a 400002; errors.Is(err,
 // ErrValidation) matches both.
 //
+// # Telemetry
+//
+// WithTracerProvider and WithMeterProvider turn on OpenTelemetry: a client
+// span per call named by its route template (Request.Route), never by its
+// URL, with an event per retry and the trace context in the request
+// headers; and the MetricCallDuration and MetricRetries metrics. Both are
+// off by default. The package imports the OpenTelemetry API only.
+//
 // # Wire types
 //
 // Money is an exact decimal amount that never passes through float64.

@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/time/rate"
 )
 
@@ -69,8 +72,9 @@ func DefaultRetryPolicy() RetryPolicy {
 
 // Option configures a Client in New, or one call in Do. A per-call option
 // overrides the Client's setting for that call only. Options that shape the
-// shared transport (WithHTTPClient, WithRateLimit, WithLogger, WithEnvironment)
-// take effect only in New and are ignored per call.
+// shared transport (WithHTTPClient, WithRateLimit, WithLogger, WithEnvironment,
+// WithTracerProvider, WithMeterProvider, WithPropagator) take effect only in
+// New and are ignored per call.
 type Option func(*settings)
 
 // settings is what the options write to. A Client keeps one as the defaults
@@ -94,6 +98,11 @@ type settings struct {
 	rateBurst  int
 	rateSet    bool
 	logger     *slog.Logger
+
+	// Telemetry (telemetry.go), also New only.
+	tracerProvider trace.TracerProvider
+	meterProvider  metric.MeterProvider
+	propagator     propagation.TextMapPropagator
 }
 
 func defaultSettings() settings {

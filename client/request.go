@@ -54,6 +54,12 @@ const (
 type Request struct {
 	// Method is the HTTP method; "" means GET.
 	Method string
+	// Route is the endpoint's path template as the API reference writes
+	// it, with a leading slash and the path parameters in braces
+	// ("/payments/v1/payment/{paymentId}"). Telemetry names the call's
+	// span and metrics by it (with the method), never by the URL, which
+	// holds ids and the access token. Empty: they carry the method alone.
+	Route string
 	// Path is relative to the base URL, without a leading slash
 	// ("v1/user/me"), so that a base URL with a path prefix works; a leading
 	// slash is refused. Path segments taken from user input must be escaped

@@ -23,6 +23,7 @@ type callState struct {
 	timeout   time.Duration // per attempt; 0: none
 	attempt   int           // 1-based number of the attempt in flight
 	red       redactor
+	tel       *callTelemetry // nil: telemetry off
 }
 
 type callStateKey struct{}
@@ -194,7 +195,11 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	// retryablehttp's default classification is the one we want: connection
 	// errors except TLS trust, bad scheme, bad header and redirect loops;
 	// 429; 5xx except 501.
-	return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+	retry, rerr := retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+	if retry && st.tel != nil {
+		st.tel.willRetry(resp, err)
+	}
+	return retry, rerr
 }
 
 // backoff returns the retryablehttp.Backoff of policy p: a server's
@@ -263,6 +268,9 @@ func newRetryClient(hc *http.Client, p RetryPolicy) *retryablehttp.Client {
 		RequestLogHook: func(_ retryablehttp.Logger, req *http.Request, i int) {
 			if st := stateFrom(req.Context()); st != nil {
 				st.attempt = i + 1
+				if i > 0 && st.tel != nil {
+					st.tel.retrying(req.Context(), i+1)
+				}
 			}
 		},
 	}

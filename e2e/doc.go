@@ -14,6 +14,10 @@
 //     the route of a wrong base URL path, every failing field of a 400002,
 //     the last heartbeat of a 409003, the gateway of a 404006, the kind of
 //     a 404001, and a 405001 with its Allow header.
+//   - telemetry_test.go: a trace started by an SDK call continues in the
+//     server (client and server spans named by the same route template,
+//     write transactions under them), and no credential or card number is
+//     in any span.
 //   - crash_test.go: the refserver binary, built once, killed with SIGKILL
 //     under a steady mixed load and restarted on the same database; every
 //     request that got a 2xx must still be there, and the database must

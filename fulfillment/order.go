@@ -202,6 +202,7 @@ func (s *Service) CreateOrder(ctx context.Context, req OrderRequest, opts ...cli
 	var out CreatedOrder
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: "POST",
+		Route:  "/ordering/v3/order",
 		Path:   "ordering/v3/order",
 		Body:   req,
 		Auth:   client.AuthAccessToken,
@@ -223,6 +224,7 @@ func (s *Service) Order(ctx context.Context, orderID string, opts ...client.Opti
 	var out OrderResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: "GET",
+		Route:  "/ordering/v3/order/{orderId}",
 		Path:   "ordering/v3/order/" + url.PathEscape(orderID),
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)

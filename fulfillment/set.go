@@ -31,6 +31,7 @@ func (s *Service) Set(ctx context.Context, orderID string, m Method, opts ...cli
 	}
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: "POST",
+		Route:  "/ordering/v3/order/{orderId}/fulfillment-type/{method}",
 		Path:   "ordering/v3/order/" + url.PathEscape(orderID) + "/fulfillment-type/" + string(m.Type()),
 		Body:   m,
 		Auth:   client.AuthAccessToken,

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/hospo-dev/hospo-go/client"
 )
 
@@ -94,6 +96,13 @@ type AgentConfig struct {
 	DrainTimeout time.Duration
 	// Logger receives the Agent's log lines; nil discards them.
 	Logger *slog.Logger
+	// MeterProvider, when set, receives the Agent's metrics (queued
+	// checks, sends, send failures, payments saved and accepted, poll lag,
+	// heartbeat age; see MetricQueuedChecks and the others), with the
+	// location id as an attribute. When nil and the API is a *Service,
+	// the Client's provider (client.WithMeterProvider) is used; without
+	// either the Agent records none.
+	MeterProvider metric.MeterProvider
 }
 
 func (c *AgentConfig) applyDefaults() {
@@ -150,6 +159,7 @@ type Agent struct {
 	saved    map[int64]struct{} // payment ids saved but not accepted
 	stats    AgentStats
 	waiters  map[*flushWaiter]struct{} // Flush calls under way
+	metrics  metric.Registration       // nil without a MeterProvider; agent_metrics.go
 
 	wakeSend    chan struct{}
 	wakePersist chan struct{}
@@ -223,6 +233,16 @@ func NewAgent(api API, cfg AgentConfig) (*Agent, error) {
 		}
 	}
 	a.stats.Queued = len(a.entries)
+	if mp := meterProvider(api, cfg); mp != nil {
+		reg, err := a.registerMetrics(mp)
+		if err != nil {
+			if a.store != nil {
+				_ = a.store.Close()
+			}
+			return nil, fmt.Errorf("possync: NewAgent: metrics: %w", err)
+		}
+		a.metrics = reg
+	}
 	return a, nil
 }
 
@@ -307,6 +327,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		return ErrAgentClosed
 	}
 	defer a.state.Store(stateDone)
+	defer a.unregisterMetrics()
 	a.log.Info("agent started", "queued", a.Stats().Queued, "durable", a.store != nil)
 
 	// Sends and their dispatcher outlive ctx for the drain, so they run
@@ -366,6 +387,7 @@ func (a *Agent) Close() error {
 	if !a.state.CompareAndSwap(stateNew, stateDone) {
 		return nil
 	}
+	a.unregisterMetrics()
 	a.mu.Lock()
 	a.closed = true
 	a.releaseWaitersLocked()

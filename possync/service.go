@@ -115,6 +115,7 @@ func (s *Service) PushCheck(ctx context.Context, check *Check, opts ...client.Op
 	}
 	_, err = s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
+		Route:  "/v1/pos/push-pull/check",
 		Path:   path,
 		Body:   json.RawMessage(body),
 		Auth:   client.AuthAccessToken,
@@ -131,6 +132,7 @@ func (s *Service) Payments(ctx context.Context, locationID int64, opts ...client
 	var out PaymentsResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
+		Route:  "/v1/pos/push-pull/payments/{locationId}",
 		Path:   "v1/pos/push-pull/payments/" + url.PathEscape(strconv.FormatInt(locationID, 10)),
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)
@@ -152,6 +154,7 @@ func (s *Service) AcceptPayment(ctx context.Context, paymentID int64, opts ...cl
 	var out AcceptResult
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
+		Route:  "/v1/pos/push-pull/accept-payment",
 		Path:   "v1/pos/push-pull/accept-payment",
 		Body:   AcceptRequest{PaymentID: paymentID},
 		Auth:   client.AuthAccessToken,
@@ -168,6 +171,7 @@ func (s *Service) Heartbeat(ctx context.Context, locationID int64, opts ...clien
 	var out HeartbeatResult
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
+		Route:  "/v1/pos/push-pull/heartbeat/{locationId}",
 		Path:   "v1/pos/push-pull/heartbeat/" + url.PathEscape(strconv.FormatInt(locationID, 10)),
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)

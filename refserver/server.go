@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hospo-dev/hospo-go/refserver/diners"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
@@ -102,6 +105,15 @@ type Config struct {
 	// stays controllable under load, and neither is a request's injected
 	// latency.
 	MaxInFlight int
+	// TracerProvider, when set, traces every request (a server span named
+	// by its route pattern, continuing the caller's trace from its
+	// headers) and every write transaction. MeterProvider, when set,
+	// records the server's metrics (see the README's table). Propagator
+	// reads the caller's trace context (default W3C Trace Context). Without
+	// providers the server records nothing and pays next to nothing.
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
+	Propagator     propagation.TextMapPropagator
 
 	// providerDKeyGen makes providerD's RSA keys (default
 	// sandbox.NewRSAKey); tests hand out a key made once.
@@ -160,6 +172,7 @@ type Server struct {
 	// to the in-flight bound and the OpenAPI check; made with the routes),
 	// writes runs every request that changes state.
 	api    *api.Responder
+	tel    *api.Telemetry // request spans and metrics; see telemetry.go
 	tokens *api.Tokens
 	guards *api.Guards
 	writes *api.Writes
@@ -248,7 +261,11 @@ func New(cfg Config) (*Server, error) {
 	if startCheck == 0 {
 		startCheck = store.DefaultForegroundCheck
 	}
-	db, err := store.Open(ctx, cfg.DBPath, s.clock.Now, store.CheckInForegroundUpTo(startCheck))
+	tracer, meter := cfg.telemetry()
+	if s.tel, err = api.NewTelemetry(tracer, cfg.Propagator, meter); err != nil {
+		return nil, fmt.Errorf("refserver: telemetry: %w", err)
+	}
+	db, err := store.Open(ctx, cfg.DBPath, s.clock.Now, store.WithTelemetry(tracer, meter), store.CheckInForegroundUpTo(startCheck))
 	if err != nil {
 		return nil, fmt.Errorf("refserver: %w", err)
 	}
@@ -258,7 +275,7 @@ func New(cfg Config) (*Server, error) {
 	s.diners = diners.NewRunner(db, s.clock.Now, cfg.Logger)
 	s.orders = outbound.NewOrderDispatcher(outbound.OrderConfig{
 		DB: db, Now: s.clock.Now, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
-		RetryBase: cfg.OrderRetryBase, RetryMax: cfg.OrderRetryMax,
+		RetryBase: cfg.OrderRetryBase, RetryMax: cfg.OrderRetryMax, Meter: meter,
 	})
 	s.monitor = outbound.NewMonitor(outbound.MonitorConfig{
 		DB: db, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,

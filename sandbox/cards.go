@@ -19,6 +19,7 @@ import (
 func (s *Service) SetCardStatus(ctx context.Context, cardID int64, status wallet.CardStatus, opts ...client.Option) error {
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
+		Route:  "/sandbox/cards/{cardId}/status",
 		Path:   "sandbox/cards/" + strconv.FormatInt(cardID, 10) + "/status",
 		Body: struct {
 			CardStatusID wallet.CardStatus `json:"cardStatusId"`

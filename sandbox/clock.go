@@ -30,6 +30,7 @@ func (s *Service) Clock(ctx context.Context, opts ...client.Option) (Clock, erro
 	var out Clock
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
+		Route:  "/sandbox/clock",
 		Path:   "sandbox/clock",
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
@@ -53,6 +54,7 @@ func (s *Service) AdvanceClock(ctx context.Context, d time.Duration, opts ...cli
 	var out Clock
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
+		Route:  "/sandbox/clock",
 		Path:   "sandbox/clock",
 		Body: struct {
 			AdvanceSeconds int64 `json:"advanceSeconds"`

@@ -66,6 +66,7 @@ func (s *Service) Faults(ctx context.Context, opts ...client.Option) ([]Fault, e
 	var out faultList
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
+		Route:  "/sandbox/faults",
 		Path:   "sandbox/faults",
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
@@ -84,6 +85,7 @@ func (s *Service) AddFault(ctx context.Context, req FaultRequest, opts ...client
 	var out Fault
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
+		Route:  "/sandbox/faults",
 		Path:   "sandbox/faults",
 		Body:   req,
 		Auth:   client.AuthAdminKey,
@@ -100,6 +102,7 @@ func (s *Service) AddFault(ctx context.Context, req FaultRequest, opts ...client
 func (s *Service) ClearFaults(ctx context.Context, opts ...client.Option) error {
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodDelete,
+		Route:  "/sandbox/faults",
 		Path:   "sandbox/faults",
 		Auth:   client.AuthAdminKey,
 	}, nil, opts...)

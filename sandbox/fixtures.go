@@ -78,6 +78,7 @@ func (s *Service) Fixtures(ctx context.Context, opts ...client.Option) (Fixtures
 	var out Fixtures
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
+		Route:  "/sandbox/fixtures",
 		Path:   "sandbox/fixtures",
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
@@ -98,6 +99,7 @@ func (s *Service) Reset(ctx context.Context, opts ...client.Option) (Fixtures, e
 	var out Fixtures
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
+		Route:  "/sandbox/reset",
 		Path:   "sandbox/reset",
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
@@ -115,6 +117,7 @@ func (s *Service) CreateUser(ctx context.Context, opts ...client.Option) (User, 
 	var out User
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
+		Route:  "/sandbox/users",
 		Path:   "sandbox/users",
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
@@ -133,6 +136,7 @@ func (s *Service) CreateLocation(ctx context.Context, req CreateLocationRequest,
 	var out Location
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
+		Route:  "/sandbox/locations",
 		Path:   "sandbox/locations",
 		Body:   req,
 		Auth:   client.AuthAdminKey,
@@ -156,6 +160,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, locationIDs []int64, opts ..
 	var out APIKey
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
+		Route:  "/sandbox/api-keys",
 		Path:   "sandbox/api-keys",
 		Body: struct {
 			LocationIDs []int64 `json:"locationIds"`

@@ -32,6 +32,7 @@ func (s *Service) CACertificate(ctx context.Context, opts ...client.Option) ([]b
 	buf := &limitedBuffer{max: maxCAPEM}
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
+		Route:  "/sandbox/ca.pem",
 		Path:   "sandbox/ca.pem",
 		Auth:   client.AuthNone,
 	}, buf, opts...)

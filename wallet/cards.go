@@ -144,6 +144,7 @@ func (s *Service) InsertCard(ctx context.Context, req InsertCardRequest, opts ..
 	var out walletResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
+		Route:  "/v3/user/me/wallet/card/insert",
 		Path:   "v3/user/me/wallet/card/insert",
 		Body:   req,
 		Auth:   client.AuthAccessToken,
@@ -161,6 +162,7 @@ func (s *Service) GetWallet(ctx context.Context, opts ...client.Option) (User, e
 	var out userResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
+		Route:  "/v1/user/me",
 		Path:   "v1/user/me",
 		Query:  map[string][]string{"scope": {"wallet"}},
 		Auth:   client.AuthAccessToken,

@@ -80,6 +80,7 @@ func (s *Service) GetLocation(ctx context.Context, locationID int64, opts ...cli
 	var out locationResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
+		Route:  "/v1/location/{locationId}",
 		Path:   "v1/location/" + url.PathEscape(strconv.FormatInt(locationID, 10)),
 		Auth:   client.AuthNone,
 	}, &out, opts...)

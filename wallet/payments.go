@@ -100,6 +100,7 @@ func (s *Service) CreatePayment(ctx context.Context, req CreatePaymentRequest, o
 	var out paymentResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
+		Route:  "/payments/v1/payment",
 		Path:   "payments/v1/payment",
 		Body:   req,
 		Auth:   client.AuthAccessToken,
@@ -117,6 +118,7 @@ func (s *Service) GetPayment(ctx context.Context, paymentID int64, opts ...clien
 	var out paymentResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
+		Route:  "/payments/v1/payment/{paymentId}",
 		Path:   "payments/v1/payment/" + url.PathEscape(strconv.FormatInt(paymentID, 10)),
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)

@@ -86,6 +86,7 @@ func (s *Service) ProviderDKeys(ctx context.Context, opts ...client.Option) (Pro
 	var out keyResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
+		Route:  "/v2/payment/providerD/keys",
 		Path:   "v2/payment/providerD/keys",
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)

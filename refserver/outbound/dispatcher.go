@@ -5,6 +5,9 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 )
 
 // Queue is one kind of delivery as a Dispatcher sees it. The database is
@@ -56,20 +59,37 @@ type DispatcherConfig struct {
 	Concurrency int
 	// Batch is how many due deliveries one look at the queue lists.
 	Batch int
+	// Meter, when set, counts the tries by outcome (MetricDeliveries).
+	Meter metric.Meter
 }
+
+// MetricDeliveries counts the tries of outbound deliveries by
+// refserver.outbound.dispatcher (the dispatcher's Name) and
+// refserver.outbound.outcome: "delivered", "retrying" (a temporary failure,
+// tried again later) or "failed" (given up).
+const MetricDeliveries = "refserver.outbound.deliveries"
 
 // Dispatcher calls out for the deliveries of one Queue: it tries each due
 // delivery, retries temporary failures with backoff on the virtual clock
 // and has every try recorded. It polls the queue and is woken at once when
 // a delivery becomes due, so a new one does not wait for the poll.
 type Dispatcher struct {
-	cfg  DispatcherConfig
-	wake chan struct{}
+	cfg        DispatcherConfig
+	wake       chan struct{}
+	deliveries metric.Int64Counter // nil without DispatcherConfig.Meter
 }
 
 // NewDispatcher returns a Dispatcher; Run starts it.
 func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
-	return &Dispatcher{cfg: cfg, wake: make(chan struct{}, 1)}
+	d := &Dispatcher{cfg: cfg, wake: make(chan struct{}, 1)}
+	if cfg.Meter != nil {
+		// An instrument the SDK refuses comes back usable as a no-op, with
+		// the error reported to OpenTelemetry's handler.
+		d.deliveries, _ = cfg.Meter.Int64Counter(MetricDeliveries,
+			metric.WithUnit("{try}"),
+			metric.WithDescription("Tries of outbound deliveries by outcome."))
+	}
+	return d
 }
 
 // Wake tells the dispatcher that a delivery became due. It never blocks:
@@ -180,12 +200,25 @@ func (d *Dispatcher) try(ctx context.Context, id string) time.Time {
 		// Shutting down: the receiver is not to blame.
 		return time.Time{}
 	}
-	at, err := a.Record(ctx, d.cfg.Policy.Judge(a.Try(), callErr))
+	o := d.cfg.Policy.Judge(a.Try(), callErr)
+	at, err := a.Record(ctx, o)
 	if err != nil {
 		if ctx.Err() == nil {
 			d.cfg.Logger.Error(d.cfg.Name+": recording a try", "id", id, "err", err)
 		}
 		return time.Time{}
+	}
+	if d.deliveries != nil {
+		outcome := "delivered"
+		switch {
+		case o.Err != nil && o.RetryIn > 0:
+			outcome = "retrying"
+		case o.Err != nil:
+			outcome = "failed"
+		}
+		d.deliveries.Add(ctx, 1, metric.WithAttributes(
+			attribute.String("refserver.outbound.dispatcher", d.cfg.Name),
+			attribute.String("refserver.outbound.outcome", outcome)))
 	}
 	return at
 }

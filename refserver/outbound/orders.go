@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/store"
@@ -49,6 +51,8 @@ type OrderConfig struct {
 	Logger     *slog.Logger
 	// RetryBase and RetryMax bound the backoff between tries.
 	RetryBase, RetryMax time.Duration
+	// Meter, when set, counts the tries by outcome (MetricDeliveries).
+	Meter metric.Meter
 }
 
 // orderPolicy is how orders are retried.
@@ -74,6 +78,7 @@ func NewOrderDispatcher(cfg OrderConfig) *Dispatcher {
 		PollInterval: orderPollInterval,
 		Concurrency:  orderSendConcurrency,
 		Batch:        orderDueBatch,
+		Meter:        cfg.Meter,
 	})
 }
 

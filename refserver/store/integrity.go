@@ -24,13 +24,6 @@ const maxDamageReports = 3
 // returns: about half a second of reading (BENCHMARKS.md).
 const DefaultForegroundCheck = 256 << 20
 
-// OpenOption adjusts Open.
-type OpenOption func(*openConfig)
-
-type openConfig struct {
-	foregroundCheck int64
-}
-
 // CheckInForegroundUpTo makes Open check a file of up to n bytes in full
 // before it returns (DefaultForegroundCheck when not given; negative: every
 // file). A larger file gets only the checks that cost nothing at Open (its
@@ -38,17 +31,18 @@ type openConfig struct {
 // of gigabytes starts in milliseconds rather than seconds, and Verify does
 // the full check afterwards.
 func CheckInForegroundUpTo(n int64) OpenOption {
-	return func(c *openConfig) { c.foregroundCheck = n }
+	return func(db *DB) { db.foregroundCheck = n }
 }
 
-// startCheck checks the file at path through conn at Open, in full when it
-// is small enough, and reports whether the full check is left to Verify.
-func (c openConfig) startCheck(ctx context.Context, conn *sql.DB, path string) (deferred bool, err error) {
+// startCheck checks the database file through conn at Open, in full when
+// it is small enough, and reports whether the full check is left to Verify.
+func (db *DB) startCheck(ctx context.Context, conn *sql.DB) (deferred bool, err error) {
+	path := db.path
 	fi, err := os.Stat(path)
 	if err != nil {
 		return false, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	if c.foregroundCheck < 0 || fi.Size() <= c.foregroundCheck {
+	if db.foregroundCheck < 0 || fi.Size() <= db.foregroundCheck {
 		return false, checkIntegrity(ctx, conn, path)
 	}
 	// A file cut short is the damage a copy or a full disk leaves most

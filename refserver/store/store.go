@@ -42,12 +42,16 @@ type DB struct {
 	writeS *stmtCache
 	readS  *stmtCache // == writeS when read == write
 	tokens tokenCache
-	events eventSignal   // closed by each commit that recorded events; see events.go
-	ckpt   *checkpointer // nil for an in-memory database; see checkpoint.go
-	lock   *fileLock     // nil for an in-memory database; see lock.go
+	events eventSignal      // closed by each commit that recorded events; see events.go
+	ckpt   *checkpointer    // nil for an in-memory database; see checkpoint.go
+	lock   *fileLock        // nil for an in-memory database; see lock.go
+	tel    *writerTelemetry // nil: none; see telemetry.go
 	// unverified: the file was too large to check in Open; Verify checks
 	// it (integrity.go).
 	unverified bool
+	// foregroundCheck is the largest file Open checks in full (see
+	// CheckInForegroundUpTo).
+	foregroundCheck int64
 }
 
 // writerDriver is go-sqlite3 with wal_autocheckpoint=0 set on every new
@@ -71,14 +75,13 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...OpenOp
 	if path == "" {
 		return nil, errors.New("store: empty database path")
 	}
-	oc := openConfig{foregroundCheck: DefaultForegroundCheck}
-	for _, o := range opts {
-		o(&oc)
-	}
 	if now == nil {
 		now = time.Now
 	}
-	db := &DB{path: path, now: now}
+	db := &DB{path: path, now: now, foregroundCheck: DefaultForegroundCheck}
+	for _, o := range opts {
+		o(db)
+	}
 	if path == MemoryPath {
 		// Every connection to ":memory:" is a database of its own, so the
 		// in-memory database gets exactly one connection for reads and writes.
@@ -114,7 +117,7 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...OpenOp
 			db.Close()
 			return nil, openError(path, err)
 		}
-		if db.unverified, err = oc.startCheck(ctx, w, path); err != nil {
+		if db.unverified, err = db.startCheck(ctx, w); err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -142,6 +145,12 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...OpenOp
 		db.readS = newStmtCache(db.read)
 	}
 	db.w = startWriter(db)
+	if db.tel != nil {
+		if err := db.tel.start(db.w); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("store: telemetry: %w", err)
+		}
+	}
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -166,6 +175,9 @@ func (db *DB) Path() string { return db.path }
 // With the last connection gone SQLite checkpoints the WAL into the main
 // file.
 func (db *DB) Close() error {
+	if db.tel != nil {
+		db.tel.stop()
+	}
 	if db.w != nil {
 		db.w.stop()
 	}

@@ -231,7 +231,14 @@ collect:
 		}
 	}
 	if len(batch) > 0 {
+		var end func(bool)
+		if w.db.tel != nil {
+			end = w.db.tel.startBatch(batch)
+		}
 		committed := w.run(batch)
+		if end != nil {
+			end(committed)
+		}
 		for _, j := range batch {
 			close(j.done)
 		}

@@ -7,7 +7,9 @@
 // an earlier run moved it forward, the virtual clock's lead on start, and
 // shuts down gracefully on SIGINT or SIGTERM. A second sandbox beside a
 // running one needs its own -addr, -tls-addr and -db; when an address is
-// taken, the error names the flag and a free address to give it. It runs the garbage
+// taken, the error names the flag and a free address to give it. With
+// -metrics it serves its metrics in the Prometheus text format on a
+// listener of their own (loopback only, unless -metrics-public). It runs the garbage
 // collector at GOGC=400 unless GOGC is set in the environment.
 package main
 

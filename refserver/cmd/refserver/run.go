@@ -43,6 +43,8 @@ type options struct {
 	validate          bool
 	pprofAddr         string
 	startCheckBytes   int64
+	metricsAddr       string
+	metricsPublic     bool
 	adminHosts        []string
 	timeouts          timeouts
 }
@@ -88,6 +90,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Int64Var(&o.startCheckBytes, "start-check-bytes", store.DefaultForegroundCheck,
 		"largest database file checked in full before the server starts serving; a larger one is checked in the background, and damage found then stops the server (negative: every file)")
 	fs.StringVar(&o.pprofAddr, "pprof", "", "serve Go runtime profiles (/debug/pprof/) on this address, e.g. 127.0.0.1:6060 (off when empty)")
+	fs.StringVar(&o.metricsAddr, "metrics", "", "serve metrics in the Prometheus text format (/metrics) on this address, e.g. 127.0.0.1:9464 (off when empty)")
+	fs.BoolVar(&o.metricsPublic, "metrics-public", false, "allow -metrics on an address that other machines can reach")
 	fs.Func("admin-host", "a host name, besides loopback ones, under which the admin API and the console answer (comma-separated list; may be repeated)", func(v string) error {
 		for h := range strings.SplitSeq(v, ",") {
 			if h = strings.TrimSpace(h); h != "" {
@@ -168,6 +172,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		}
 	}
 
+	metrics, err := listenMetrics(o, logger)
+	if err != nil {
+		return err
+	}
+	defer metrics.close()
+
 	srv, err := refserver.New(refserver.Config{
 		DBPath:            o.db,
 		AdminKey:          o.adminKey,
@@ -182,6 +192,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		ValidateRequests:  o.validate,
 		AdminHosts:        o.adminHosts,
 		StartCheckBytes:   o.startCheckBytes,
+		MeterProvider:     metrics.provider(),
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,119 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// The server's request metrics.
+const (
+	// MetricRequestDuration is a histogram of the time to answer a
+	// request, in seconds, by http.request.method, http.route and
+	// http.response.status_code; its count is the request count.
+	MetricRequestDuration = "http.server.request.duration"
+	// MetricActiveRequests is the number of requests being handled.
+	MetricActiveRequests = "http.server.active_requests"
+)
+
+// Telemetry holds the tracer, propagator and instruments of the request
+// middleware. The zero value, like a nil *Telemetry, records nothing and
+// its Middleware adds nothing to the chain.
+type Telemetry struct {
+	tracer     trace.Tracer
+	propagator propagation.TextMapPropagator
+	duration   metric.Float64Histogram
+	active     metric.Int64UpDownCounter
+}
+
+// requestBuckets are the bounds OpenTelemetry's HTTP semantic conventions
+// recommend for request durations.
+var requestBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
+
+// NewTelemetry returns the request telemetry of tracer (nil: no spans) and
+// meter (nil: no metrics). propagator reads the caller's trace context
+// from the request headers.
+func NewTelemetry(tracer trace.Tracer, propagator propagation.TextMapPropagator, meter metric.Meter) (*Telemetry, error) {
+	t := &Telemetry{tracer: tracer, propagator: propagator}
+	if meter == nil {
+		return t, nil
+	}
+	var err error
+	t.duration, err = meter.Float64Histogram(MetricRequestDuration,
+		metric.WithUnit("s"),
+		metric.WithDescription("Time to answer HTTP requests."),
+		metric.WithExplicitBucketBoundaries(requestBuckets...))
+	if err != nil {
+		return nil, err
+	}
+	t.active, err = meter.Int64UpDownCounter(MetricActiveRequests,
+		metric.WithUnit("{request}"),
+		metric.WithDescription("HTTP requests being handled."))
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Middleware returns middleware that makes a server span per request,
+// continuing the caller's trace from its headers, and records the request
+// metrics. Span and metrics are named by the route pattern that chi
+// matched ("GET /payments/v1/payment/{paymentId}"), never by the URL,
+// whose path holds ids and whose query holds access tokens. It must run
+// inside Tracing, outside the router's routing. Without a tracer or a
+// meter it returns next itself.
+func (t *Telemetry) Middleware(next http.Handler) http.Handler {
+	if t == nil || (t.tracer == nil && t.duration == nil) {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		start := time.Now()
+		method := attribute.String("http.request.method", r.Method)
+		if t.active != nil {
+			t.active.Add(ctx, 1, metric.WithAttributes(method))
+			defer t.active.Add(ctx, -1, metric.WithAttributes(method))
+		}
+		var span trace.Span
+		if t.tracer != nil {
+			ctx = t.propagator.Extract(ctx, propagation.HeaderCarrier(r.Header))
+			// The name is the method until routing has found the pattern.
+			ctx, span = t.tracer.Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer),
+				trace.WithAttributes(method))
+			r = r.WithContext(ctx)
+		}
+		defer func() {
+			// A panic is turned into a 500 further in (Recover); the span
+			// still ends if one gets this far.
+			tr := TraceOf(w)
+			status := http.StatusOK
+			id := ""
+			if tr != nil {
+				status, id = tr.Status(), tr.ID()
+			}
+			route := RoutePattern(r)
+			attrs := []attribute.KeyValue{method, attribute.String("http.route", route), attribute.Int("http.response.status_code", status)}
+			if span != nil {
+				if route != "-" {
+					span.SetName(r.Method + " " + route)
+				}
+				span.SetAttributes(attrs...)
+				span.SetAttributes(attribute.String("hospo.request_id", id))
+				if status >= 500 {
+					span.SetStatus(codes.Error, strconv.Itoa(status))
+				}
+				span.End()
+			}
+			if t.duration != nil {
+				t.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(attrs...))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
