@@ -194,6 +194,8 @@ type Server struct {
 	wg     sync.WaitGroup
 	// damaged receives the error of the background integrity check.
 	damaged chan error
+	// sweepNow wakes the retention sweeper (sweep.go).
+	sweepNow chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -318,6 +320,7 @@ func New(cfg Config) (*Server, error) {
 	s.wg.Go(func() { s.orders.Run(s.ctx) })
 	s.wg.Go(func() { s.monitor.Run(s.ctx) })
 	s.wg.Go(func() { s.providerDKeys.Run(s.ctx) })
+	s.sweepNow = make(chan struct{}, 1)
 	s.wg.Go(func() { s.sweep(s.ctx) })
 	s.damaged = make(chan error, 1)
 	s.wg.Go(func() {
@@ -358,6 +361,7 @@ func (s *Server) clockMoved() {
 	s.orders.Wake()
 	s.timekeeper.Wake()
 	s.diners.Wake()
+	s.wakeSweep()
 }
 
 func setDefault(d *time.Duration, def time.Duration) {

@@ -11,9 +11,9 @@ import (
 
 // The timekeeper does the event work that the passing of virtual time
 // drives, rather than a request (contract.md section 8): a location whose
-// POS has sent no heartbeat for 6 minutes goes offline (location.offline),
-// and events older than the retention are swept away with their
-// deliveries.
+// POS has sent no heartbeat for 6 minutes goes offline (location.offline).
+// Events older than their retention go with the server's retention sweep
+// (store.Retentions).
 //
 // It sleeps until the next location is due to go offline (at most
 // timekeeperMaxSleep); moving the virtual clock wakes it (Wake), so that a
@@ -22,13 +22,9 @@ import (
 // wake of its own.
 const (
 	timekeeperMaxSleep = time.Minute
-	// sweepEvery is how often, on the virtual clock, the sweep runs.
-	sweepEvery = time.Minute
-	// sweepBatch bounds the events one sweep transaction deletes, and
-	// offlineBatch the locations one transaction puts offline, so that
-	// neither holds the writer for long; a full batch is followed by
-	// another at once.
-	sweepBatch   = 500
+	// offlineBatch bounds the locations one transaction puts offline, so
+	// that it does not hold the writer for long; a full batch is followed
+	// by another at once.
 	offlineBatch = 100
 )
 
@@ -40,7 +36,7 @@ type TimekeeperConfig struct {
 	Logger *slog.Logger
 }
 
-// Timekeeper puts stale locations offline and sweeps old events.
+// Timekeeper puts stale locations offline.
 type Timekeeper struct {
 	cfg  TimekeeperConfig
 	wake chan struct{}
@@ -63,7 +59,6 @@ func (k *Timekeeper) Wake() {
 func (k *Timekeeper) Run(ctx context.Context) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	var lastSweep time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -71,16 +66,7 @@ func (k *Timekeeper) Run(ctx context.Context) {
 		case <-k.wake:
 		case <-timer.C:
 		}
-		wait := k.markOffline(ctx)
-		now := k.cfg.Now()
-		if now.Sub(lastSweep) >= sweepEvery || now.Before(lastSweep) {
-			if more := k.sweep(ctx); more {
-				wait = 0
-			} else {
-				lastSweep = now
-			}
-		}
-		timer.Reset(wait)
+		timer.Reset(k.markOffline(ctx))
 	}
 }
 
@@ -127,22 +113,4 @@ func (k *Timekeeper) markOffline(ctx context.Context) time.Duration {
 			return time.Second
 		}
 	}
-}
-
-// sweep deletes one batch of expired events and reports whether there may
-// be more.
-func (k *Timekeeper) sweep(ctx context.Context) bool {
-	var n int64
-	err := k.cfg.DB.Write(ctx, func(tx *store.Tx) error {
-		var err error
-		n, err = rules.PruneEvents(tx, sweepBatch)
-		return err
-	})
-	if err != nil {
-		if ctx.Err() == nil {
-			k.cfg.Logger.Error("timekeeper: sweeping old events", "err", err)
-		}
-		return false
-	}
-	return n == sweepBatch
 }

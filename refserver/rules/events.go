@@ -31,8 +31,8 @@ const (
 )
 
 // EventRetention is how long events (and their deliveries) are kept, on
-// the virtual clock.
-const EventRetention = 7 * 24 * time.Hour
+// the virtual clock; the retention sweep deletes them after that.
+const EventRetention = store.EventRetention
 
 // EventTypes lists every event type, in the order of the contract.
 var EventTypes = []string{

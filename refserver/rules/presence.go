@@ -74,9 +74,3 @@ func NextOffline(tx *store.Tx) (at time.Time, ok bool, err error) {
 	// Stale once now - hb > the window, in whole seconds.
 	return time.Unix(hb+int64(POSOnlineWindow/time.Second)+1, 0), true, nil
 }
-
-// PruneEvents deletes up to limit events (with their deliveries) older
-// than EventRetention and reports how many it deleted.
-func PruneEvents(tx *store.Tx, limit int) (int64, error) {
-	return tx.PruneEvents(tx.Now().Add(-EventRetention).Unix(), limit)
-}

@@ -112,23 +112,3 @@ func (tx *Tx) EventFeed(q FeedQuery) ([]Event, error) {
 	}
 	return out, rows.Err()
 }
-
-// PruneEvents deletes up to limit of the oldest events created before
-// before (Unix seconds), and with them their deliveries, and returns how
-// many events it deleted. Bounded, so that one sweep never holds the
-// writer for long; a sweep that deletes limit events has more to do.
-func (tx *Tx) PruneEvents(before int64, limit int) (int64, error) {
-	// The deliveries first, by the index on event_seq, rather than leaving
-	// them to the cascade row by row.
-	_, err := tx.exec(`DELETE FROM webhook_deliveries WHERE event_seq IN
-		(SELECT seq FROM events WHERE created_at < ? ORDER BY created_at, seq LIMIT ?)`, before, limit)
-	if err != nil {
-		return 0, fmt.Errorf("prune deliveries: %w", err)
-	}
-	res, err := tx.exec(`DELETE FROM events WHERE seq IN
-		(SELECT seq FROM events WHERE created_at < ? ORDER BY created_at, seq LIMIT ?)`, before, limit)
-	if err != nil {
-		return 0, fmt.Errorf("prune events: %w", err)
-	}
-	return res.RowsAffected()
-}

@@ -22,11 +22,19 @@ type Retention struct {
 // kept for and stays until a reset. The request journal is a ring in
 // memory and needs no sweep.
 var Retentions = []Retention{
+	// An event's deliveries go with it (ON DELETE CASCADE, by the index on
+	// their event): a delivery is never older than its event.
+	{Name: "events", Table: "events", Column: "created_at", Keep: EventRetention},
 	{Name: "idempotency records", Table: "idempotency_keys", Column: "created_at", Keep: IdempotencyRetention},
 	// expires_at, not created_at: a key is kept ProviderDKeyRetention
 	// after it expired.
 	{Name: "providerD keys", Table: "providerd_keys", Column: "expires_at", Keep: ProviderDKeyRetention},
 }
+
+// EventRetention is how long events, and their deliveries, are kept
+// (contract section 8: 7 days on the virtual clock); a feed cursor older
+// than that is refused.
+const EventRetention = 7 * 24 * time.Hour
 
 // SweepChunk is the most rows one sweep transaction deletes. The writer is
 // shared by every request, so a sweep after the clock jumps a month goes

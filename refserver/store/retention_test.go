@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// fillExpiring stores n idempotency records and n providerD keys at now,
-// through one transaction.
+// fillExpiring stores n rows in each table of Retentions at now, through
+// one transaction.
 func fillExpiring(t testing.TB, db *DB, n int, tag string) {
 	t.Helper()
 	err := db.Write(t.Context(), func(tx *Tx) error {
@@ -22,6 +22,9 @@ func fillExpiring(t testing.TB, db *DB, n int, tag string) {
 				return err
 			}
 			if err := tx.InsertProviderDKey(ProviderDKey{KeyID: id, UserID: uid, PrivateJWK: "{}", ExpiresAt: tx.Unix()}); err != nil {
+				return err
+			}
+			if _, err := tx.InsertEvent(Event{EventID: "evt_" + id, Type: "ping", DataJSON: "{}"}); err != nil {
 				return err
 			}
 		}
@@ -40,7 +43,7 @@ func TestSweepDeletesOnlyExpiredRowsInChunks(t *testing.T) {
 	db := openTest(t, filepath.Join(t.TempDir(), "sweep.db"), func() time.Time { return now })
 	old := 2*SweepChunk + 17
 	fillExpiring(t, db, old, "old")
-	now = now.Add(25 * time.Hour) // past both retentions for the first lot
+	now = now.Add(EventRetention + time.Hour) // past every retention for the first lot
 	fillExpiring(t, db, 5, "new")
 
 	st, err := db.Sweep(t.Context())
@@ -87,7 +90,7 @@ func BenchmarkSweep(b *testing.B) {
 		b.StopTimer()
 		db := openTest(b, filepath.Join(b.TempDir(), "sweep.db"), func() time.Time { return now })
 		fillExpiring(b, db, rows, fmt.Sprint("old", i))
-		now = now.Add(25 * time.Hour)
+		now = now.Add(EventRetention + time.Hour)
 		fillExpiring(b, db, rows, fmt.Sprint("new", i))
 		b.StartTimer()
 		start := time.Now()
