@@ -115,6 +115,7 @@ func (s *Service) CreateWebhook(ctx context.Context, req CreateWebhookRequest, o
 	var out CreatedWebhook
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
+		Route:  "/v1/webhooks",
 		Path:   "v1/webhooks",
 		Body:   req,
 		Auth:   client.AuthAPIKey,
@@ -138,6 +139,7 @@ func (s *Service) ListWebhooks(ctx context.Context, opts ...client.Option) ([]We
 	var out webhooksResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
+		Route:  "/v1/webhooks",
 		Path:   "v1/webhooks",
 		Auth:   client.AuthAPIKey,
 	}, &out, opts...)
@@ -161,6 +163,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, webhookID string, opts ...c
 	}
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodDelete,
+		Route:  "/v1/webhooks/{webhookId}",
 		Path:   "v1/webhooks/" + url.PathEscape(webhookID),
 		Auth:   client.AuthAPIKey,
 	}, nil, opts...)
@@ -178,6 +181,7 @@ func (s *Service) PingWebhook(ctx context.Context, webhookID string, opts ...cli
 	}
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
+		Route:  "/v1/webhooks/{webhookId}/ping",
 		Path:   "v1/webhooks/" + url.PathEscape(webhookID) + "/ping",
 		Auth:   client.AuthAPIKey,
 	}, nil, opts...)
