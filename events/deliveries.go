@@ -78,6 +78,7 @@ func (s *Service) ListDeliveries(ctx context.Context, webhookID string, q Delive
 	var out deliveriesResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
+		Route:  "/v1/webhooks/{webhookId}/deliveries",
 		Path:   "v1/webhooks/" + url.PathEscape(webhookID) + "/deliveries",
 		Query:  v,
 		Auth:   client.AuthAPIKey,
@@ -102,6 +103,7 @@ func (s *Service) Redeliver(ctx context.Context, webhookID, deliveryID string, o
 	}
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
+		Route:  "/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver",
 		Path:   "v1/webhooks/" + url.PathEscape(webhookID) + "/deliveries/" + url.PathEscape(deliveryID) + "/redeliver",
 		Auth:   client.AuthAPIKey,
 	}, nil, opts...)

@@ -87,6 +87,7 @@ func (s *Service) ListEvents(ctx context.Context, q FeedQuery, opts ...client.Op
 	var out Page
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
+		Route:  "/v1/events",
 		Path:   "v1/events",
 		Query:  v,
 		Auth:   client.AuthAPIKey,

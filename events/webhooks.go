@@ -4,6 +4,10 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/internal/fielderr"
@@ -31,28 +35,60 @@ type CreateWebhookRequest struct {
 	Description string `json:"description,omitempty"`
 }
 
+// The bounds of a webhook request.
+const (
+	// MaxURLLength is the longest CreateWebhookRequest.URL, in bytes.
+	MaxURLLength = 2048
+	// MaxDescriptionLength is the longest CreateWebhookRequest.Description,
+	// in characters.
+	MaxDescriptionLength = 500
+)
+
 // Validate checks the request the way the service does: url is an
-// absolute http or https URL with a host, and events is a non-empty list of
-// known types (Type.Known) or AllTypes. It returns nil or a
-// *client.ValidationError with the service's paths ("url", "events",
-// "events[2]").
+// absolute http or https URL with a host, no user name or password and at
+// most MaxURLLength bytes; events is a non-empty list of known types
+// (Type.Known), or AllTypes alone; description has at most
+// MaxDescriptionLength characters. It returns nil or a
+// *client.ValidationError with the service's paths and reasons ("url",
+// "events", "events[2]", "description").
 func (r CreateWebhookRequest) Validate() error {
 	var s fielderr.Set
-	if r.URL == "" {
+	switch u, err := url.Parse(r.URL); {
+	case r.URL == "":
 		s.Add("url", fielderr.ReasonRequired)
-	} else if u, err := url.Parse(r.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	case len(r.URL) > MaxURLLength:
+		s.Add("url", "must be at most "+strconv.Itoa(MaxURLLength)+" characters")
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "":
 		s.Add("url", "must be an absolute http or https URL")
+	case u.User != nil:
+		// A credential in the URL would be shown by every list.
+		s.Add("url", "must not hold a user name or password")
 	}
-	if len(r.Events) == 0 {
-		s.Add("events", fielderr.ReasonRequired)
+	switch {
+	case len(r.Events) == 0:
+		s.Add("events", `must name at least one event type, or be ["*"]`)
+	case len(r.Events) > 1 && slices.Contains(r.Events, AllTypes):
+		s.Add("events", `"*" must be the only element`)
 	}
 	for i, t := range r.Events {
 		if t != AllTypes && !t.Known() {
-			s.Add(fielderr.Index("events", i), "unknown event type")
+			s.Add(fielderr.Index("events", i), reasonUnknownType)
 		}
+	}
+	if utf8.RuneCountInString(r.Description) > MaxDescriptionLength {
+		s.Add("description", "must be at most "+strconv.Itoa(MaxDescriptionLength)+" characters")
 	}
 	return s.Err()
 }
+
+// reasonUnknownType is the reason of an unknown type in a subscription.
+var reasonUnknownType = func() string {
+	names := make([]string, 0, len(Types()))
+	for _, t := range Types() {
+		names = append(names, string(t))
+	}
+	return "must be one of " + strings.Join(names, ", ") + ` or "*"`
+}()
 
 // CreatedWebhook is the answer of CreateWebhook.
 type CreatedWebhook struct {
@@ -79,6 +115,7 @@ func (s *Service) CreateWebhook(ctx context.Context, req CreateWebhookRequest, o
 	var out CreatedWebhook
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
+		Route:  "/v1/webhooks",
 		Path:   "v1/webhooks",
 		Body:   req,
 		Auth:   client.AuthAPIKey,
@@ -102,6 +139,7 @@ func (s *Service) ListWebhooks(ctx context.Context, opts ...client.Option) ([]We
 	var out webhooksResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
+		Route:  "/v1/webhooks",
 		Path:   "v1/webhooks",
 		Auth:   client.AuthAPIKey,
 	}, &out, opts...)
@@ -125,6 +163,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, webhookID string, opts ...c
 	}
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodDelete,
+		Route:  "/v1/webhooks/{webhookId}",
 		Path:   "v1/webhooks/" + url.PathEscape(webhookID),
 		Auth:   client.AuthAPIKey,
 	}, nil, opts...)
@@ -142,6 +181,7 @@ func (s *Service) PingWebhook(ctx context.Context, webhookID string, opts ...cli
 	}
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
+		Route:  "/v1/webhooks/{webhookId}/ping",
 		Path:   "v1/webhooks/" + url.PathEscape(webhookID) + "/ping",
 		Auth:   client.AuthAPIKey,
 	}, nil, opts...)

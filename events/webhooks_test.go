@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -75,6 +76,8 @@ func TestCreateWebhookRetryKeepsKey(t *testing.T) {
 
 func TestCreateWebhookValidate(t *testing.T) {
 	t.Parallel()
+	const unknownType = `must be one of payment.created, payment.accepted, bill.closed, order.status_changed, ` +
+		`location.online, location.offline, pos.health_changed, ping or "*"`
 	for _, tc := range []struct {
 		name string
 		req  events.CreateWebhookRequest
@@ -82,7 +85,18 @@ func TestCreateWebhookValidate(t *testing.T) {
 	}{
 		{"valid", events.CreateWebhookRequest{URL: "https://h.test/x?y=1", Events: []events.Type{events.TypePing}}, nil},
 		{"loopback http", events.CreateWebhookRequest{URL: "http://localhost:8080/h", Events: []events.Type{events.AllTypes}}, nil},
-		{"empty", events.CreateWebhookRequest{}, map[string]string{"url": "required", "events": "required"}},
+		{"empty", events.CreateWebhookRequest{}, map[string]string{"url": "required", "events": `must name at least one event type, or be ["*"]`}},
+		{"too long", events.CreateWebhookRequest{URL: "https://h.test/" + strings.Repeat("x", events.MaxURLLength), Events: []events.Type{events.TypePing},
+			Description: strings.Repeat("é", events.MaxDescriptionLength+1)},
+			map[string]string{"url": "must be at most 2048 characters", "description": "must be at most 500 characters"}},
+		{"longest", events.CreateWebhookRequest{URL: "https://h.test/" + strings.Repeat("x", events.MaxURLLength-15), Events: []events.Type{events.TypePing},
+			Description: strings.Repeat("é", events.MaxDescriptionLength)}, nil},
+		{"user and password", events.CreateWebhookRequest{URL: "https://me:pw@h.test/x", Events: []events.Type{events.TypePing}},
+			map[string]string{"url": "must not hold a user name or password"}},
+		{"opaque", events.CreateWebhookRequest{URL: "https:h.test", Events: []events.Type{events.TypePing}},
+			map[string]string{"url": "must be an absolute http or https URL"}},
+		{"star and more", events.CreateWebhookRequest{URL: "https://h.test", Events: []events.Type{events.AllTypes, events.TypePing}},
+			map[string]string{"events": `"*" must be the only element`}},
 		{"relative url", events.CreateWebhookRequest{URL: "/hooks", Events: []events.Type{events.TypePing}},
 			map[string]string{"url": "must be an absolute http or https URL"}},
 		{"no host", events.CreateWebhookRequest{URL: "https:///hooks", Events: []events.Type{events.TypePing}},
@@ -92,7 +106,7 @@ func TestCreateWebhookValidate(t *testing.T) {
 		{"not a URL", events.CreateWebhookRequest{URL: "http://h.test/%zz", Events: []events.Type{events.TypePing}},
 			map[string]string{"url": "must be an absolute http or https URL"}},
 		{"unknown types", events.CreateWebhookRequest{URL: "https://h.test", Events: []events.Type{events.TypePing, "payment", "", events.TypeBillClosed}},
-			map[string]string{"events[1]": "unknown event type", "events[2]": "unknown event type"}},
+			map[string]string{"events[1]": unknownType, "events[2]": unknownType}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -7,13 +7,11 @@ import (
 	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/events"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
-
-// maxFeedWait is the longest a feed request may wait for a new event.
-const maxFeedWait = 30
 
 type feedResponse struct {
 	rules.Feed
@@ -33,17 +31,19 @@ func (s *Server) handleEventFeed(w http.ResponseWriter, r *http.Request) {
 	}
 	req := rules.FeedRequest{After: q.Get("after")}
 	var qerr error
-	if req.Limit, qerr = queryInt(q, "limit", rules.DefaultFeedLimit, 1, rules.MaxFeedLimit); qerr != nil {
+	if req.Limit, qerr = queryInt(q, "limit", rules.DefaultFeedLimit, 1, events.MaxLimit); qerr != nil {
 		s.api.Error(w, r, qerr)
 		return
 	}
-	wait, qerr := queryInt(q, "wait", 0, 0, maxFeedWait)
+	wait, qerr := queryInt(q, "wait", 0, 0, int(events.MaxWait/time.Second))
 	if qerr != nil {
 		s.api.Error(w, r, qerr)
 		return
 	}
 	if t := q.Get("types"); t != "" {
-		req.Types = strings.Split(t, ",")
+		for name := range strings.SplitSeq(t, ",") {
+			req.Types = append(req.Types, events.Type(name))
+		}
 		if qerr := rules.CheckFeedTypes(req.Types); qerr != nil {
 			s.api.Error(w, r, qerr)
 			return

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -402,6 +403,8 @@ func TestWebhookRequestsAreChecked(t *testing.T) {
 				"events[1]": "must be one of payment.created, payment.accepted, bill.closed, order.status_changed, location.online, location.offline, pos.health_changed, ping or \"*\""}},
 		{"star and more", map[string]any{"url": "https://example.com", "events": []string{"*", "ping"}},
 			map[string]any{"events": `"*" must be the only element`}},
+		{"credentials, long description", map[string]any{"url": "https://me:pw@example.com", "events": []string{"ping"}, "description": strings.Repeat("d", 501)},
+			map[string]any{"url": "must not hold a user name or password", "description": "must be at most 500 characters"}},
 	} {
 		status, body := keyDo(t, env, key, http.MethodPost, "/v1/webhooks", c.body, nil)
 		code, ctxData := errorCode(t, body)

@@ -286,7 +286,7 @@ func New(cfg Config) (*Server, error) {
 	s.webhookSecrets = seal.New(cfg.AdminKey, rules.WebhookSealPurpose)
 	s.webhooks = outbound.NewWebhookDispatcher(outbound.WebhookConfig{
 		DB: db, Now: s.clock.Now, Real: s.clock.Real, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
-		Secrets: s.webhookSecrets, Timeout: cfg.WebhookTimeout,
+		Secrets: s.webhookSecrets, Timeout: cfg.WebhookTimeout, Meter: meter,
 	})
 	s.timekeeper = outbound.NewTimekeeper(outbound.TimekeeperConfig{DB: db, Now: s.clock.Now, Logger: cfg.Logger})
 	s.tokens = api.NewTokens(db, s.clock.Now)

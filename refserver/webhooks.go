@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/events"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/store"
@@ -19,13 +20,13 @@ import (
 // 404001, the same as an unknown one.
 
 type webhookListResponse struct {
-	Webhooks    []rules.Webhook    `json:"webhooks"`
+	Webhooks    []events.Webhook   `json:"webhooks"`
 	RequestInfo client.RequestInfo `json:"requestInfo"`
 }
 
 type deliveryListResponse struct {
-	Deliveries  []rules.WebhookDelivery `json:"deliveries"`
-	RequestInfo client.RequestInfo      `json:"requestInfo"`
+	Deliveries  []events.Delivery  `json:"deliveries"`
+	RequestInfo client.RequestInfo `json:"requestInfo"`
 }
 
 // accepted is the empty object of a 202.
@@ -35,21 +36,21 @@ type accepted struct{}
 // answer is the only place the secret ever appears; the idempotency
 // record that keeps it for a replay is sealed like every other.
 func (s *Server) handleCreateWebhook(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
-	var req rules.WebhookRequest
-	problems, err := api.Decode(r, &req)
+	var req events.CreateWebhookRequest
+	problems, err := api.Decode(r, &req, "url", "events")
 	if err != nil {
 		return nil, err
 	}
-	q := api.RequestFrom(r.Context())
-	if err := rules.CheckWebhook(q.Body(), &req, problems); err != nil {
+	if err := rules.CheckWebhook(req, problems); err != nil {
 		return nil, err
 	}
+	q := api.RequestFrom(r.Context())
 	return func(tx *store.Tx) (any, error) {
 		w, secret, err := rules.CreateWebhook(tx, s.webhookSecrets, q.Principal().KeyID, req)
 		if err != nil {
 			return nil, err
 		}
-		return rules.CreatedWebhook{Webhook: w, Secret: secret, RequestInfo: s.api.Info(r)}, nil
+		return events.CreatedWebhook{Webhook: w, Secret: secret, RequestInfo: s.api.Info(r)}, nil
 	}, nil
 }
 
@@ -105,7 +106,7 @@ func (s *Server) handleListDeliveries(w http.ResponseWriter, r *http.Request) {
 		s.api.Error(w, r, apiErrMsg(client.CodeInvalidQuery, "The query string is not valid URL encoding."))
 		return
 	}
-	status := q.Get("status")
+	status := events.DeliveryStatus(q.Get("status"))
 	if status != "" && !slices.Contains(rules.DeliveryStatuses, status) {
 		s.api.Error(w, r, apiErrMsg(client.CodeInvalidQuery, "status must be pending, delivered or failed."))
 		return

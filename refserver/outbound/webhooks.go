@@ -3,9 +3,6 @@ package outbound
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,9 +10,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/hospo-dev/hospo-go/events"
 	"github.com/hospo-dev/hospo-go/refserver/internal/seal"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/store"
@@ -44,13 +43,6 @@ const (
 	maxWebhookAnswer = 64 << 10
 )
 
-// Headers of a webhook delivery.
-const (
-	HeaderEventID   = "Hospo-Event-Id"
-	HeaderWebhookID = "Hospo-Webhook-Id"
-	HeaderSignature = "Hospo-Signature"
-)
-
 // WebhookConfig is what the webhook dispatcher needs.
 type WebhookConfig struct {
 	DB *store.DB
@@ -65,6 +57,8 @@ type WebhookConfig struct {
 	Secrets *seal.Box
 	// Timeout bounds one attempt.
 	Timeout time.Duration
+	// Meter, when set, counts the attempts by outcome (MetricDeliveries).
+	Meter metric.Meter
 }
 
 // webhookPolicy is how deliveries are retried: every failure may pass.
@@ -95,6 +89,7 @@ func NewWebhookDispatcher(cfg WebhookConfig) *Dispatcher {
 		PollInterval: webhookPoll,
 		Concurrency:  webhookConcurrency,
 		Batch:        webhookDueBatch,
+		Meter:        cfg.Meter,
 	})
 }
 
@@ -180,9 +175,9 @@ func (a *webhookAttempt) Call(ctx context.Context) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "hospo-refserver-webhooks")
-	req.Header.Set(HeaderEventID, a.t.EventID)
-	req.Header.Set(HeaderWebhookID, a.t.WebhookID)
-	req.Header.Set(HeaderSignature, Sign(secret, a.q.cfg.Real(), body))
+	req.Header.Set(events.HeaderEventID, a.t.EventID)
+	req.Header.Set(events.HeaderWebhookID, a.t.WebhookID)
+	req.Header.Set(events.HeaderSignature, events.Sign(body, a.q.cfg.Real(), string(secret)))
 	resp, err := a.q.http.Do(req)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -234,15 +229,4 @@ func (a *webhookAttempt) Record(ctx context.Context, o Outcome) (time.Time, erro
 			"delivery_id", a.t.DeliveryID, "event_id", a.t.EventID, "detail", o.Detail)
 	}
 	return at, nil
-}
-
-// Sign returns the Hospo-Signature header of body sent at t with secret:
-// "t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>".
-func Sign(secret []byte, t time.Time, body []byte) string {
-	ts := strconv.FormatInt(t.Unix(), 10)
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte(ts))
-	m.Write([]byte("."))
-	m.Write(body)
-	return "t=" + ts + ",v1=" + hex.EncodeToString(m.Sum(nil))
 }

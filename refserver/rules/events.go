@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/events"
+	"github.com/hospo-dev/hospo-go/fulfillment"
 	"github.com/hospo-dev/hospo-go/refserver/store"
+	"github.com/hospo-dev/hospo-go/wallet"
 )
 
 // Events (contract.md section 8). Each change below records its event in
@@ -18,95 +21,32 @@ import (
 // Recording an event also queues its deliveries to the webhooks that want
 // it, in the same transaction.
 
-// The event types.
-const (
-	EventPaymentCreated     = "payment.created"
-	EventPaymentAccepted    = "payment.accepted"
-	EventBillClosed         = "bill.closed"
-	EventOrderStatusChanged = "order.status_changed"
-	EventLocationOnline     = "location.online"
-	EventLocationOffline    = "location.offline"
-	EventPOSHealthChanged   = "pos.health_changed"
-	EventPing               = "ping"
-)
-
 // EventRetention is how long events (and their deliveries) are kept, on
 // the virtual clock; the retention sweep deletes them after that.
 const EventRetention = store.EventRetention
 
-// EventTypes lists every event type, in the order of the contract.
-var EventTypes = []string{
-	EventPaymentCreated, EventPaymentAccepted, EventBillClosed, EventOrderStatusChanged,
-	EventLocationOnline, EventLocationOffline, EventPOSHealthChanged, EventPing,
-}
-
-// Event is the envelope of an event, as delivered to a webhook and listed
-// by the feed. Data is the type's data object.
-type Event struct {
-	ID         string          `json:"id"`
-	Type       string          `json:"type"`
-	CreatedAt  int64           `json:"createdAt"`
-	LocationID *int64          `json:"locationId"`
-	Data       json.RawMessage `json:"data"`
-}
-
-// BillClosedData is the data of bill.closed.
-type BillClosedData struct {
-	BillID      string          `json:"billId"`
-	LocationID  int64           `json:"locationId"`
-	CheckNumber int64           `json:"checkNumber"`
-	TotalAmount client.Money    `json:"totalAmount"`
-	LastUpdated client.BillTime `json:"lastUpdated"`
-}
-
-// OrderStatusChangedData is the data of order.status_changed.
-type OrderStatusChangedData struct {
-	OrderID        string  `json:"orderId"`
-	LocationID     int64   `json:"locationId"`
-	Status         string  `json:"status"`
-	PreviousStatus string  `json:"previousStatus"`
-	POSOrderID     *string `json:"posOrderId"`
-	Reason         *string `json:"reason"`
-}
-
-// LocationPresenceData is the data of location.online and
-// location.offline.
-type LocationPresenceData struct {
-	LocationID    int64  `json:"locationId"`
-	LastHeartbeat *int64 `json:"lastHeartbeat"`
-}
-
-// POSHealthChangedData is the data of pos.health_changed. Status is "OK"
-// or "FAILED" (an unreachable POS counts as FAILED).
-type POSHealthChangedData struct {
-	LocationID int64   `json:"locationId"`
-	Status     string  `json:"status"`
-	Message    *string `json:"message"`
-}
-
-// PingData is the data of ping.
-type PingData struct {
-	WebhookID string `json:"webhookId"`
-}
-
-// EventEnvelope renders a stored event as its envelope.
-func EventEnvelope(e store.Event) Event {
-	return Event{ID: e.EventID, Type: e.Type, CreatedAt: e.CreatedAt, LocationID: e.LocationID, Data: json.RawMessage(e.DataJSON)}
+// EventEnvelope renders a stored event as its envelope (the SDK's
+// events.Event: one definition of the wire format).
+func EventEnvelope(e store.Event) events.Event {
+	return events.Event{
+		ID: e.EventID, Type: events.Type(e.Type), CreatedAt: unixTime(e.CreatedAt),
+		LocationID: e.LocationID, Data: json.RawMessage(e.DataJSON),
+	}
 }
 
 // recordEvent records an event of typ about locationID with data, and
 // queues its deliveries to the webhooks subscribed to typ whose API keys
 // see the location.
-func recordEvent(tx *store.Tx, typ string, locationID int64, data any) error {
+func recordEvent(tx *store.Tx, typ events.Type, locationID int64, data any) error {
 	b, err := json.Marshal(data)
 	if err != nil {
 		return fmt.Errorf("event %s: %w", typ, err)
 	}
-	seq, err := tx.InsertEvent(store.Event{EventID: newEventID(), Type: typ, LocationID: &locationID, DataJSON: string(b)})
+	seq, err := tx.InsertEvent(store.Event{EventID: newEventID(), Type: string(typ), LocationID: &locationID, DataJSON: string(b)})
 	if err != nil {
 		return err
 	}
-	_, err = tx.QueueDeliveries(seq, typ, locationID)
+	_, err = tx.QueueDeliveries(seq, string(typ), locationID)
 	return err
 }
 
@@ -121,7 +61,7 @@ func randomID(prefix string) string {
 
 // billClosed records bill.closed for a push that closed a bill.
 func billClosed(tx *store.Tx, row store.CheckRow, billID string) error {
-	return recordEvent(tx, EventBillClosed, row.LocationID, BillClosedData{
+	return recordEvent(tx, events.TypeBillClosed, row.LocationID, events.BillClosed{
 		BillID:      billID,
 		LocationID:  row.LocationID,
 		CheckNumber: row.CheckNumber,
@@ -147,8 +87,9 @@ func PushCheck(tx *store.Tx, row store.CheckRow) (store.CheckPush, error) {
 // nil when there is none. Every change of an order's status calls it, in
 // the transaction of the change.
 func OrderStatusChanged(tx *store.Tx, orderID string, locationID int64, previous, status string, posOrderID, reason *string) error {
-	return recordEvent(tx, EventOrderStatusChanged, locationID, OrderStatusChangedData{
-		OrderID: orderID, LocationID: locationID, Status: status, PreviousStatus: previous,
+	return recordEvent(tx, events.TypeOrderStatusChanged, locationID, events.OrderStatusChanged{
+		OrderID: orderID, LocationID: locationID,
+		Status: fulfillment.Status(status), PreviousStatus: fulfillment.Status(previous),
 		POSOrderID: posOrderID, Reason: reason,
 	})
 }
@@ -171,12 +112,12 @@ func RecordPOSHealth(tx *store.Tx, loc store.POSLocation, health, message string
 	if wasOK == isOK {
 		return nil
 	}
-	d := POSHealthChangedData{LocationID: loc.LocationID, Status: store.POSHealthOK}
+	d := events.POSHealthChanged{LocationID: loc.LocationID, Status: wallet.POSHealthOK}
 	if !isOK {
-		d.Status = store.POSHealthFailed
+		d.Status = wallet.POSHealthFailed
 		if message != "" {
 			d.Message = &message
 		}
 	}
-	return recordEvent(tx, EventPOSHealthChanged, loc.LocationID, d)
+	return recordEvent(tx, events.TypePOSHealthChanged, loc.LocationID, d)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/events"
 	"github.com/hospo-dev/hospo-go/internal/fielderr"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/store"
@@ -103,7 +104,7 @@ func CreatePayment(tx *store.Tx, userID int64, req wallet.CreatePaymentRequest) 
 		return wallet.Payment{}, err
 	}
 	out := walletPayment(p)
-	if err := recordEvent(tx, EventPaymentCreated, req.LocationID, out); err != nil {
+	if err := recordEvent(tx, events.TypePaymentCreated, req.LocationID, out); err != nil {
 		return wallet.Payment{}, err
 	}
 	return out, nil

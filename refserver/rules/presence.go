@@ -3,6 +3,7 @@ package rules
 import (
 	"time"
 
+	"github.com/hospo-dev/hospo-go/events"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
@@ -37,14 +38,20 @@ func heartbeatPresence(tx *store.Tx, locationID int64) error {
 	if err := tx.SetPresence(locationID, true); err != nil {
 		return err
 	}
-	return recordEvent(tx, EventLocationOnline, locationID, LocationPresenceData{LocationID: locationID, LastHeartbeat: &now})
+	hb := unixTime(now)
+	return recordEvent(tx, events.TypeLocationOnline, locationID, events.LocationStatus{LocationID: locationID, LastHeartbeat: &hb})
 }
 
 func goOffline(tx *store.Tx, p store.Presence) error {
 	if err := tx.SetPresence(p.LocationID, false); err != nil {
 		return err
 	}
-	return recordEvent(tx, EventLocationOffline, p.LocationID, LocationPresenceData{LocationID: p.LocationID, LastHeartbeat: p.LastHeartbeat})
+	d := events.LocationStatus{LocationID: p.LocationID}
+	if p.LastHeartbeat != nil {
+		hb := unixTime(*p.LastHeartbeat)
+		d.LastHeartbeat = &hb
+	}
+	return recordEvent(tx, events.TypeLocationOffline, p.LocationID, d)
 }
 
 // MarkStaleOffline puts offline up to limit locations that count as

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"github.com/hospo-dev/hospo-go/events"
 	"github.com/hospo-dev/hospo-go/internal/fielderr"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
@@ -36,7 +37,7 @@ func AcceptPayment(tx *store.Tx, locationID, paymentID int64) (possync.AcceptRes
 		if err != nil {
 			return possync.AcceptResult{}, err
 		}
-		if err := recordEvent(tx, EventPaymentAccepted, locationID, walletPayment(p)); err != nil {
+		if err := recordEvent(tx, events.TypePaymentAccepted, locationID, walletPayment(p)); err != nil {
 			return possync.AcceptResult{}, err
 		}
 	}

@@ -5,13 +5,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/events"
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/internal/seal"
 	"github.com/hospo-dev/hospo-go/refserver/store"
@@ -30,106 +30,43 @@ const WebhookSealPurpose = "webhook-secret/v1"
 
 // Limits of webhook requests.
 const (
-	maxWebhookURL         = 2048
-	maxWebhookDescription = 500
 	// MaxDeliveriesListed is the most deliveries a list returns;
 	// DefaultDeliveriesListed when the limit is not given.
 	MaxDeliveriesListed     = 1000
 	DefaultDeliveriesListed = 100
-	// MaxFeedLimit is the most events one feed page holds;
-	// DefaultFeedLimit when the limit is not given.
-	MaxFeedLimit     = 500
+	// DefaultFeedLimit is the events of a feed page when the limit is not
+	// given (at most events.MaxLimit).
 	DefaultFeedLimit = 100
 )
 
-// WebhookRequest is the body of POST /v1/webhooks.
-type WebhookRequest struct {
-	URL         string   `json:"url"`
-	Events      []string `json:"events"`
-	Description *string  `json:"description"`
-}
-
-// Webhook is a subscription as the API shows it (never with its secret).
-type Webhook struct {
-	WebhookID   string   `json:"webhookId"`
-	URL         string   `json:"url"`
-	Events      []string `json:"events"`
-	Description *string  `json:"description"`
-	CreatedAt   int64    `json:"createdAt"`
-}
-
-// CreatedWebhook is the answer to POST /v1/webhooks: the only answer that
-// ever holds the secret.
-type CreatedWebhook struct {
-	Webhook     Webhook            `json:"webhook"`
-	Secret      string             `json:"secret"`
-	RequestInfo client.RequestInfo `json:"requestInfo"`
-}
-
-// CheckWebhook checks a webhook body raw, decoded into req, and returns a
-// 400002 naming every failing field (nil when none fails). problems are
-// the decoder's findings, answered together.
-func CheckWebhook(raw []byte, req *WebhookRequest, problems map[string]string) error {
-	bad := problems
-	if bad == nil {
-		bad = map[string]string{}
-	}
-	for p, r := range missing(raw, "url", "events") {
-		bad[p] = r
-	}
-	if _, found := bad["url"]; !found {
-		u, err := url.Parse(req.URL)
-		switch {
-		case len(req.URL) > maxWebhookURL:
-			bad["url"] = fmt.Sprintf("must be at most %d characters", maxWebhookURL)
-		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "":
-			bad["url"] = "must be an absolute http or https URL"
-		case u.User != nil:
-			bad["url"] = "must not hold a user name or password"
-		}
-	}
-	if _, found := bad["events"]; !found {
-		switch {
-		case len(req.Events) == 0:
-			bad["events"] = `must name at least one event type, or be ["*"]`
-		case slices.Contains(req.Events, "*") && len(req.Events) > 1:
-			bad["events"] = `"*" must be the only element`
-		}
-		for i, t := range req.Events {
-			if t != "*" && !slices.Contains(EventTypes, t) {
-				bad["events["+strconv.Itoa(i)+"]"] = "must be one of " + strings.Join(EventTypes, ", ") + ` or "*"`
-			}
-		}
-	}
-	if req.Description != nil && utf8.RuneCountInString(*req.Description) > maxWebhookDescription {
-		bad["description"] = fmt.Sprintf("must be at most %d characters", maxWebhookDescription)
-	}
-	if len(bad) > 0 {
-		return api.Invalid(bad)
-	}
-	return nil
+// CheckWebhook checks the body of POST /v1/webhooks, decoded into req with
+// problems, the decoder's findings (url and events missing or null among
+// them), and returns a 400002 naming every failing field, nil when none
+// fails: the rules are events.CreateWebhookRequest.Validate's.
+func CheckWebhook(req events.CreateWebhookRequest, problems map[string]string) error {
+	var bad fielderr.Set
+	bad.MergeFields(problems)
+	_ = bad.Merge(req.Validate()) // nil or a *client.ValidationError
+	return invalid(&bad)
 }
 
 // CreateWebhook subscribes the API key keyID (POST /v1/webhooks) and
 // returns the webhook with its new signing secret, which is kept only
 // sealed in box. req has passed CheckWebhook.
-func CreateWebhook(tx *store.Tx, box *seal.Box, keyID int64, req WebhookRequest) (Webhook, string, error) {
-	events := slices.Compact(slices.Clone(req.Events)) // a repeated type is harmless
-	b, err := json.Marshal(events)
+func CreateWebhook(tx *store.Tx, box *seal.Box, keyID int64, req events.CreateWebhookRequest) (events.Webhook, string, error) {
+	types := slices.Compact(slices.Clone(req.Events)) // a repeated type is harmless
+	b, err := json.Marshal(types)
 	if err != nil {
-		return Webhook{}, "", err
+		return events.Webhook{}, "", err
 	}
 	id := randomID("wh_")
 	secret := WebhookSecretPrefix + randomSecret()
 	w := store.Webhook{
-		WebhookID: id, KeyID: keyID, URL: req.URL, EventsJSON: string(b),
+		WebhookID: id, KeyID: keyID, URL: req.URL, EventsJSON: string(b), Description: req.Description,
 		SecretSealed: box.Seal([]byte(secret), id),
 	}
-	if req.Description != nil {
-		w.Description = *req.Description
-	}
 	if err := tx.InsertWebhook(w); err != nil {
-		return Webhook{}, "", err
+		return events.Webhook{}, "", err
 	}
 	w.CreatedAt = tx.Unix()
 	out, err := webhookResource(w)
@@ -144,12 +81,12 @@ func randomSecret() string {
 }
 
 // ListWebhooks returns the API key's webhooks, oldest first.
-func ListWebhooks(tx *store.Tx, keyID int64) ([]Webhook, error) {
+func ListWebhooks(tx *store.Tx, keyID int64) ([]events.Webhook, error) {
 	rows, err := tx.ListWebhooks(keyID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Webhook, 0, len(rows))
+	out := make([]events.Webhook, 0, len(rows))
 	for _, r := range rows {
 		w, err := webhookResource(r)
 		if err != nil {
@@ -173,11 +110,11 @@ func PingWebhook(tx *store.Tx, keyID int64, webhookID string) error {
 	if _, err := tx.GetWebhook(keyID, webhookID); err != nil {
 		return notFound(err, "Webhook")
 	}
-	b, err := json.Marshal(PingData{WebhookID: webhookID})
+	b, err := json.Marshal(events.Ping{WebhookID: webhookID})
 	if err != nil {
 		return err
 	}
-	seq, err := tx.InsertEvent(store.Event{EventID: newEventID(), Type: EventPing, OwnerKeyID: &keyID, DataJSON: string(b)})
+	seq, err := tx.InsertEvent(store.Event{EventID: newEventID(), Type: string(events.TypePing), OwnerKeyID: &keyID, DataJSON: string(b)})
 	if err != nil {
 		return err
 	}
@@ -185,52 +122,44 @@ func PingWebhook(tx *store.Tx, keyID int64, webhookID string) error {
 }
 
 // webhookResource renders a stored webhook.
-func webhookResource(w store.Webhook) (Webhook, error) {
-	out := Webhook{WebhookID: w.WebhookID, URL: w.URL, CreatedAt: w.CreatedAt}
+func webhookResource(w store.Webhook) (events.Webhook, error) {
+	out := events.Webhook{WebhookID: w.WebhookID, URL: w.URL, Description: w.Description, CreatedAt: unixTime(w.CreatedAt)}
 	if err := json.Unmarshal([]byte(w.EventsJSON), &out.Events); err != nil {
-		return Webhook{}, fmt.Errorf("webhook %s: events_json: %w", w.WebhookID, err)
-	}
-	if w.Description != "" {
-		d := w.Description
-		out.Description = &d
+		return events.Webhook{}, fmt.Errorf("webhook %s: events_json: %w", w.WebhookID, err)
 	}
 	return out, nil
 }
 
-// WebhookDelivery is one delivery as the deliveries list shows it.
-type WebhookDelivery struct {
-	DeliveryID     string  `json:"deliveryId"`
-	EventID        string  `json:"eventId"`
-	Type           string  `json:"type"`
-	Status         string  `json:"status"`
-	Attempts       int     `json:"attempts"`
-	LastStatusCode *int64  `json:"lastStatusCode"`
-	LastError      *string `json:"lastError"`
-	NextAttemptAt  *int64  `json:"nextAttemptAt"`
-	CreatedAt      int64   `json:"createdAt"`
-}
-
 // DeliveryStatuses are the statuses a delivery can have.
-var DeliveryStatuses = []string{store.DeliveryPending, store.DeliveryDelivered, store.DeliveryFailed}
+var DeliveryStatuses = []events.DeliveryStatus{events.DeliveryPending, events.DeliveryDelivered, events.DeliveryFailed}
 
 // ListDeliveries returns up to limit deliveries of one of the API key's
 // webhooks, newest first, of status ("" for any). status and limit have
 // been checked.
-func ListDeliveries(tx *store.Tx, keyID int64, webhookID, status string, limit int) ([]WebhookDelivery, error) {
+func ListDeliveries(tx *store.Tx, keyID int64, webhookID string, status events.DeliveryStatus, limit int) ([]events.Delivery, error) {
 	if _, err := tx.GetWebhook(keyID, webhookID); err != nil {
 		return nil, notFound(err, "Webhook")
 	}
-	rows, err := tx.ListDeliveries(webhookID, status, limit)
+	rows, err := tx.ListDeliveries(webhookID, string(status), limit)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]WebhookDelivery, 0, len(rows))
+	out := make([]events.Delivery, 0, len(rows))
 	for _, d := range rows {
-		out = append(out, WebhookDelivery{
-			DeliveryID: d.DeliveryID, EventID: d.EventID, Type: d.EventType, Status: d.Status,
-			Attempts: d.Attempts, LastStatusCode: d.LastStatusCode, LastError: d.LastError,
-			NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt,
-		})
+		v := events.Delivery{
+			DeliveryID: d.DeliveryID, EventID: d.EventID, Type: events.Type(d.EventType),
+			Status: events.DeliveryStatus(d.Status), Attempts: d.Attempts, LastError: d.LastError,
+			CreatedAt: unixTime(d.CreatedAt),
+		}
+		if d.LastStatusCode != nil {
+			code := int(*d.LastStatusCode)
+			v.LastStatusCode = &code
+		}
+		if d.NextAttemptAt != nil {
+			at := unixTime(*d.NextAttemptAt)
+			v.NextAttemptAt = &at
+		}
+		out = append(out, v)
 	}
 	return out, nil
 }
@@ -245,29 +174,22 @@ func Redeliver(tx *store.Tx, keyID int64, webhookID, deliveryID string) error {
 	return notFound(tx.Redeliver(webhookID, deliveryID), "Delivery")
 }
 
-// FeedEvent is an event as the feed lists it: the envelope and the cursor
-// to resume after it.
-type FeedEvent struct {
-	Event
-	Cursor string `json:"cursor"`
-}
-
 // FeedRequest is a checked feed query.
 type FeedRequest struct {
 	// After is the cursor to resume after; "" reads from the oldest event
 	// retained.
 	After string
 	// Types are the types to list; nil lists every type.
-	Types []string
+	Types []events.Type
 	Limit int
 }
 
-// Feed is a page of the feed. NextCursor resumes after its last event; on
-// an empty page it is the cursor the page was read after (null when there
-// was none).
+// Feed is a page of the feed: envelopes with their cursors set.
+// NextCursor resumes after its last event; on an empty page it is the
+// cursor the page was read after (null when there was none).
 type Feed struct {
-	Events     []FeedEvent `json:"events"`
-	NextCursor *string     `json:"nextCursor"`
+	Events     []events.Event `json:"events"`
+	NextCursor *string        `json:"nextCursor"`
 }
 
 // A cursor names the seq of an event and its creation time, so that a
@@ -323,23 +245,30 @@ func ReadFeed(tx *store.Tx, keyID int64, req FeedRequest) (Feed, error) {
 	if err != nil {
 		return Feed{}, err
 	}
-	f := Feed{Events: make([]FeedEvent, 0, len(rows))}
+	f := Feed{Events: make([]events.Event, 0, len(rows))}
 	if req.After != "" {
 		f.NextCursor = &req.After
 	}
 	for _, e := range rows {
 		c := makeCursor(e.Seq, e.CreatedAt)
-		f.Events = append(f.Events, FeedEvent{Event: EventEnvelope(e), Cursor: c})
+		ev := EventEnvelope(e)
+		ev.Cursor = c
+		f.Events = append(f.Events, ev)
 		f.NextCursor = &c
 	}
 	return f, nil
 }
 
-// CheckFeedTypes checks the types of a feed query.
-func CheckFeedTypes(types []string) error {
+// CheckFeedTypes checks the types of a feed query: each a known type
+// (events.Type.Known).
+func CheckFeedTypes(types []events.Type) error {
 	for _, t := range types {
-		if !slices.Contains(EventTypes, t) {
-			return api.ErrMsg(client.CodeInvalidQuery, "types: unknown event type "+strconv.Quote(t)+"; use a comma-separated list of "+strings.Join(EventTypes, ", ")+".")
+		if !t.Known() {
+			names := make([]string, 0, len(events.Types()))
+			for _, k := range events.Types() {
+				names = append(names, string(k))
+			}
+			return api.ErrMsg(client.CodeInvalidQuery, "types: unknown event type "+strconv.Quote(string(t))+"; use a comma-separated list of "+strings.Join(names, ", ")+".")
 		}
 	}
 	return nil
