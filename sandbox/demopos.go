@@ -76,6 +76,7 @@ func (s *Service) SetDemoPOS(ctx context.Context, locationID int64, req DemoPOSR
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPut,
 		Path:   locationPath(locationID) + "/demo-pos",
+		Route:  "/sandbox/locations/{locationId}/demo-pos",
 		Body:   req,
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
@@ -94,6 +95,7 @@ func (s *Service) DemoPOS(ctx context.Context, locationID int64, opts ...client.
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Path:   locationPath(locationID) + "/demo-pos",
+		Route:  "/sandbox/locations/{locationId}/demo-pos",
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
 	if err != nil {

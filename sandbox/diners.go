@@ -36,6 +36,7 @@ func (s *Service) PayCheck(ctx context.Context, locationID, checkNumber int64, r
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Path:   locationPath(locationID) + "/checks/" + strconv.FormatInt(checkNumber, 10) + "/payments",
+		Route:  "/sandbox/locations/{locationId}/checks/{checkNumber}/payments",
 		Body:   req,
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
@@ -85,6 +86,7 @@ func (s *Service) SetDiners(ctx context.Context, locationID int64, req DinersReq
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPut,
 		Path:   locationPath(locationID) + "/diners",
+		Route:  "/sandbox/locations/{locationId}/diners",
 		Body:   req,
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
@@ -104,6 +106,7 @@ func (s *Service) Diners(ctx context.Context, locationID int64, opts ...client.O
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Path:   locationPath(locationID) + "/diners",
+		Route:  "/sandbox/locations/{locationId}/diners",
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
 	if err != nil {
@@ -120,6 +123,7 @@ func (s *Service) StopDiners(ctx context.Context, locationID int64, opts ...clie
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodDelete,
 		Path:   locationPath(locationID) + "/diners",
+		Route:  "/sandbox/locations/{locationId}/diners",
 		Auth:   client.AuthAdminKey,
 	}, nil, opts...)
 	return err

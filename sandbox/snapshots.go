@@ -56,6 +56,7 @@ func (s *Service) CreateSnapshot(ctx context.Context, name string, opts ...clien
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Path:   "sandbox/snapshots",
+		Route:  "/sandbox/snapshots",
 		Body:   createSnapshotRequest{Name: name},
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
@@ -78,6 +79,7 @@ func (s *Service) Snapshots(ctx context.Context, opts ...client.Option) ([]Snaps
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Path:   "sandbox/snapshots",
+		Route:  "/sandbox/snapshots",
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
 	if err != nil {
@@ -100,6 +102,7 @@ func (s *Service) RestoreSnapshot(ctx context.Context, snapshotID string, opts .
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Path:   "sandbox/snapshots/" + url.PathEscape(snapshotID) + "/restore",
+		Route:  "/sandbox/snapshots/{snapshotId}/restore",
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
 	if err != nil {
@@ -116,6 +119,7 @@ func (s *Service) DeleteSnapshot(ctx context.Context, snapshotID string, opts ..
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodDelete,
 		Path:   "sandbox/snapshots/" + url.PathEscape(snapshotID),
+		Route:  "/sandbox/snapshots/{snapshotId}",
 		Auth:   client.AuthAdminKey,
 	}, nil, opts...)
 	return err
