@@ -120,6 +120,9 @@ func TestConsoleRedeliver(t *testing.T) {
 		t.Fatalf("the delivery's row is missing:\n%s", body)
 	}
 	action := "/console/controls/webhooks/" + id + "/deliveries/" + d.DeliveryID + "/redeliver"
+	if body := a.mustPage(page); !strings.Contains(body, `action="`+action+`"`) {
+		t.Fatalf("the Redeliver form does not post to %s:\n%s", action, body)
+	}
 	if resp, _ := a.post(action, url.Values{}, nil); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("redeliver without the CSRF token: %d, want 403", resp.StatusCode)
 	}
