@@ -98,6 +98,11 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	b.waitFor("the pending payment", `document.querySelector('[data-payment-id="`+fmtID(p.PaymentID)+`"][data-payment-status="pending"]') !== null`, liveWait)
 
+	// The events page lists the payment's event.
+	b.run(`document.querySelector('nav a[href="/console/events"]').click()`)
+	b.waitFor("the payment's event", `location.pathname === "/console/events" && `+
+		`document.querySelector('[data-event-type="payment.created"]') !== null`, liveWait)
+
 	// Advance the clock past the heartbeat's window from the controls.
 	b.run(`document.querySelector('nav a[href="/console/controls"]').click()`)
 	b.waitFor("the controls page", `location.pathname === "/console/controls" && document.readyState === "complete"`, liveWait)

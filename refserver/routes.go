@@ -151,6 +151,7 @@ func (s *Server) routes() http.Handler {
 		r.Delete("/sandbox/locations/{locationId}/diners", sb.handleStopDiners)
 		r.Method(http.MethodPut, "/sandbox/locations/{locationId}/demo-pos", s.writes.Handler(http.StatusOK, sb.handleSetDemoPOS))
 		r.Get("/sandbox/locations/{locationId}/demo-pos", sb.handleGetDemoPOS)
+		s.writes.Post(r, "/sandbox/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", http.StatusAccepted, sb.handleRedeliver)
 		r.Get(journal.Path, journal.Handler(s.api, j))
 	}
 	r.Group(func(r chi.Router) {

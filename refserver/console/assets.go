@@ -19,7 +19,7 @@ var files embed.FS
 var templates = parseTemplates()
 
 // pageFiles are the templates besides the layout, by page name.
-var pageFiles = []string{"login", "error", "locations", "location", "users", "requests", "controls"}
+var pageFiles = []string{"login", "error", "locations", "location", "users", "requests", "events", "webhooks", "webhook", "controls"}
 
 func parseTemplates() map[string]*template.Template {
 	funcs := template.FuncMap{"lower": strings.ToLower}

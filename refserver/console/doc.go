@@ -1,6 +1,6 @@
 // Package console is the sandbox console: server-rendered pages for
 // watching and steering the sandbox (locations, checks, payments, orders,
-// wallets, the request journal, the clock, faults, reset), behind the
+// wallets, the request journal, events and webhook deliveries, the clock, faults, reset), behind the
 // admin key. Its templates and static files sit beside it and are embedded
 // in the binary.
 //

@@ -148,6 +148,7 @@ func (h *Handler) routes() chi.Router {
 			r.Post("/controls/locations/{locationId}/diners", h.handleSetDiners)
 			r.Post("/controls/locations/{locationId}/diners/stop", h.handleStopDiners)
 			r.Post("/controls/locations/{locationId}/demo-pos", h.handleSetDemoPOS)
+			r.Post("/controls/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", h.handleRedeliver)
 		})
 	})
 	return r

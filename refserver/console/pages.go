@@ -28,6 +28,9 @@ var pages = []pageDef{
 	{path: "/locations/{locationId}", name: "location", title: "Location", load: (*Handler).loadLocation},
 	{path: "/users", name: "users", title: "Users and wallets", load: (*Handler).loadUsers},
 	{path: "/requests", name: "requests", title: "Request journal", load: (*Handler).loadRequests},
+	{path: "/events", name: "events", title: "Events", load: (*Handler).loadEvents},
+	{path: "/webhooks", name: "webhooks", title: "Webhooks", load: (*Handler).loadWebhooks},
+	{path: "/webhooks/{webhookId}", name: "webhook", title: "Webhook deliveries", load: (*Handler).loadWebhook},
 	{path: "/controls", name: "controls", title: "Controls", load: (*Handler).loadControls},
 }
 
@@ -71,10 +74,12 @@ func (h *Handler) page(p pageDef) http.HandlerFunc {
 }
 
 // navOf is the navigation entry a page belongs to: a location's page
-// belongs to the locations.
+// belongs to the locations, a webhook's to the webhooks.
 func navOf(path string) string {
-	if strings.HasPrefix(path, "/locations/") {
-		return "/locations"
+	for _, list := range []string{"/locations", "/webhooks"} {
+		if strings.HasPrefix(path, list+"/") {
+			return list
+		}
 	}
 	return path
 }

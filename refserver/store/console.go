@@ -293,3 +293,91 @@ func (tx *Tx) ConsoleUsers(limit int) ([]ConsoleUser, error) {
 	}
 	return out, cardRows.Err()
 }
+
+// ConsoleEventQuery selects the events the console's events page lists.
+type ConsoleEventQuery struct {
+	// Type is the one type to list; "" lists every type.
+	Type string
+	// LocationID is the one location to list; 0 lists every event, those
+	// of no location (pings) included.
+	LocationID int64
+	Limit      int
+}
+
+// ConsoleEvents returns up to q.Limit events, newest first. A location's
+// events are read by the index on (location_id, seq), the others backwards
+// by seq; the table holds only the retention window's events.
+func (tx *Tx) ConsoleEvents(q ConsoleEventQuery) ([]Event, error) {
+	where, args := []string{"1"}, []any{}
+	if q.LocationID != 0 {
+		where, args = append(where, "location_id = ?"), append(args, q.LocationID)
+	}
+	if q.Type != "" {
+		where, args = append(where, "type = ?"), append(args, q.Type)
+	}
+	rows, err := tx.query(`SELECT `+eventColumns+` FROM events WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY seq DESC LIMIT ?`, append(args, q.Limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("console events: %w", err)
+	}
+	defer rows.Close()
+	out := []Event{}
+	for rows.Next() {
+		var e Event
+		if err := scanEvent(rows, &e); err != nil {
+			return nil, fmt.Errorf("console events: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// ConsoleWebhook is a webhook as the console shows it: never its secret,
+// which is not even selected.
+type ConsoleWebhook struct {
+	WebhookID   string
+	KeyID       int64
+	URL         string
+	EventsJSON  string
+	Description string
+	CreatedAt   int64
+	// Pending and Failed count its deliveries in those statuses.
+	Pending int64
+	Failed  int64
+}
+
+const consoleWebhookQuery = `SELECT w.webhook_id, w.key_id, w.url, w.events_json, w.description, w.created_at,
+	(SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.webhook_id AND d.status = 'pending'),
+	(SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.webhook_id AND d.status = 'failed')
+	FROM webhooks w`
+
+func scanConsoleWebhook(sc interface{ Scan(...any) error }) (ConsoleWebhook, error) {
+	var w ConsoleWebhook
+	err := sc.Scan(&w.WebhookID, &w.KeyID, &w.URL, &w.EventsJSON, &w.Description, &w.CreatedAt, &w.Pending, &w.Failed)
+	return w, err
+}
+
+// ConsoleWebhooks returns up to limit webhooks of every API key, newest
+// first.
+func (tx *Tx) ConsoleWebhooks(limit int) ([]ConsoleWebhook, error) {
+	rows, err := tx.query(consoleWebhookQuery+` ORDER BY w.created_at DESC, w.webhook_id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("console webhooks: %w", err)
+	}
+	defer rows.Close()
+	out := []ConsoleWebhook{}
+	for rows.Next() {
+		w, err := scanConsoleWebhook(rows)
+		if err != nil {
+			return nil, fmt.Errorf("console webhooks: %w", err)
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+// ConsoleWebhook returns one webhook of any API key, or ErrNotFound.
+func (tx *Tx) ConsoleWebhook(webhookID string) (ConsoleWebhook, error) {
+	w, err := scanConsoleWebhook(tx.queryRow(consoleWebhookQuery+` WHERE w.webhook_id = ?`, webhookID))
+	return w, notFound(err)
+}

@@ -100,6 +100,17 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 		}
 		t.agent, tills[i], agents[i] = a, t, a
 	}
+	var hook *hookReceiver
+	if o.webhook {
+		if hook, err = startWebhook(ctx, admin, newClient, locs); err != nil {
+			return err
+		}
+		defer func() {
+			if err := hook.stop(ctx); err != nil {
+				fmt.Fprintln(out, "webhook: deleting it:", err)
+			}
+		}()
+	}
 	fmt.Fprintf(out, "setup: %d locations, %d customers in %s\n", len(locs), len(customers), time.Since(setupStart).Round(time.Millisecond))
 
 	// The Agents start spread over one heartbeat interval, as POSes
@@ -147,8 +158,10 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 	}
 	m.startWindow()
 	before := snapshot(o.serverPID, agents, cnt)
+	hookBefore := hook.counts()
 	sleep(ctx, o.duration)
 	after := snapshot(o.serverPID, agents, cnt)
+	hookAfter := hook.counts()
 	m.stopWindow()
 	stopProfile()
 	stopLoad()
@@ -157,6 +170,9 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 	agentsDone.Wait()
 
 	report(out, o, m, before, after)
+	if hook != nil {
+		reportWebhook(out, hookBefore, hookAfter, after.checksClosed-before.checksClosed, after.at.Sub(before.at).Seconds())
+	}
 	return nil
 }
 
@@ -181,6 +197,7 @@ type snap struct {
 	queued                              int
 	pushCalls, pushRefused              int64
 	paymentsMade, paymentsFailed, saved int64
+	checksClosed                        int64
 }
 
 func snapshot(pid int, agents []*possync.Agent, cnt *counters) snap {
@@ -199,6 +216,7 @@ func snapshot(pid int, agents []*possync.Agent, cnt *counters) snap {
 	}
 	s.pushCalls, s.pushRefused = cnt.pushCalls.Load(), cnt.pushRefused.Load()
 	s.paymentsMade, s.paymentsFailed, s.saved = cnt.paymentsMade.Load(), cnt.paymentsFailed.Load(), cnt.paymentsSaved.Load()
+	s.checksClosed = cnt.checksClosed.Load()
 	return s
 }
 

@@ -16,6 +16,10 @@
 //	/tmp/refserver -db /tmp/load.db -rate-limit 0 -log-level error &
 //	go run ./refserver/cmd/loadgen -locations 1000 -duration 30s -server-pid $!
 //
+// With -webhook one webhook subscribed to "*" (by an API key scoped to the
+// run's locations) receives every event the load makes, at a receiver in
+// loadgen that verifies each signature; the report adds its deliveries.
+//
 // With -hello it measures the machine's ceiling instead: a hello-world
 // net/http server in a child process, driven by -concurrency workers that
 // post a check-sized JSON body, over the same client stack.
@@ -77,6 +81,7 @@ type options struct {
 
 	cpuProfile string
 	timeline   bool
+	webhook    bool
 
 	hello       bool
 	helloServe  string
@@ -109,6 +114,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.IntVar(&o.maxConns, "max-conns", 0, "cap on connections to the server (0: none)")
 	fs.IntVar(&o.setupConcurrency, "setup-concurrency", 16, "parallel requests while creating locations and customers")
 	fs.BoolVar(&o.timeline, "timeline", false, "also print each second of the window: requests, p50, p99 and max latency (shows whether a tail is spread out or a few stalls)")
+	fs.BoolVar(&o.webhook, "webhook", false, "subscribe one webhook to every event type (\"*\") of the run's locations, received and verified inside loadgen, and report its deliveries")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile (the measuring window) to this file")
 	fs.BoolVar(&o.hello, "hello", false, "measure a hello-world net/http server instead (the ceiling)")
 	fs.StringVar(&o.helloServe, "hello-serve", "", "internal: serve hello-world on this address")

@@ -3,6 +3,7 @@ package main
 import (
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,6 +38,32 @@ func TestLoad(t *testing.T) {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+}
+
+// With -webhook the load's events reach a webhook whose receiver, inside
+// loadgen, verifies their signatures: the report counts them.
+func TestLoadWithWebhook(t *testing.T) {
+	t.Parallel()
+	env := refservertest.Start(t)
+	var out strings.Builder
+	err := run(t.Context(), []string{
+		"-url", env.URL, "-admin-key", env.AdminKey, "-webhook",
+		"-locations", "2", "-customers", "2", "-open-checks", "2",
+		"-push-interval", "20ms", "-poll-interval", "100ms", "-heartbeat-interval", "200ms", "-pay-interval", "50ms",
+		"-warmup", "300ms", "-duration", "1500ms",
+	}, &out)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	report := out.String()
+	t.Log(report)
+	m := regexp.MustCompile(`webhook: (\d+) deliveries verified \(\d+/s\), 0 refused, over the window; by type:.* payment\.created \d+`).FindStringSubmatch(report)
+	if m == nil || m[1] == "0" {
+		t.Errorf("the report shows no verified deliveries of payments")
+	}
+	if !strings.Contains(report, "errors: 0 ") {
+		t.Errorf("the load had errors")
 	}
 }
 

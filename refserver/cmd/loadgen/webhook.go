@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/events"
+	"github.com/hospo-dev/hospo-go/sandbox"
+)
+
+// With -webhook the load runs with one webhook subscribed to every event
+// type ("*") by a vendor API key scoped to all of the run's locations, so
+// that each event the load makes (a bill closed, a payment made or
+// accepted, a location online) is also delivered. The receiver lives in
+// loadgen: it checks every delivery's signature with events.NewHandler and
+// counts what it gets, which the report prints beside the push rate.
+
+// hookReceiver is the webhook's receiving end.
+type hookReceiver struct {
+	srv       *http.Server
+	webhookID string
+	svc       *events.Service
+
+	requests atomic.Int64 // every request that reached the receiver
+	verified atomic.Int64 // deliveries whose signature verified
+
+	mu     sync.Mutex
+	byType map[events.Type]int64
+}
+
+// hookCounts are the receiver's tallies at one instant.
+type hookCounts struct {
+	requests, verified int64
+	byType             map[events.Type]int64
+}
+
+// startWebhook makes the API key for locs, starts the receiver on a free
+// loopback port and subscribes it to "*".
+func startWebhook(ctx context.Context, admin *client.Client, newClient func(...client.Option) (*client.Client, error), locs []location) (*hookReceiver, error) {
+	ids := make([]int64, len(locs))
+	for i, l := range locs {
+		ids[i] = l.ID
+	}
+	key, err := sandbox.NewService(admin).CreateAPIKey(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("creating the API key: %w", err)
+	}
+	vendor, err := newClient(client.WithAPIKey(key.APIKey))
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	h := &hookReceiver{svc: events.NewService(vendor), byType: map[events.Type]int64{}}
+	created, err := h.svc.CreateWebhook(ctx, events.CreateWebhookRequest{
+		URL: "http://" + ln.Addr().String() + "/hooks", Events: []events.Type{events.AllTypes}, Description: "loadgen -webhook",
+	})
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("subscribing the webhook: %w", err)
+	}
+	h.webhookID = created.Webhook.WebhookID
+	verify := events.NewHandler([]string{created.Secret}, func(_ context.Context, ev events.Event) error {
+		h.verified.Add(1)
+		h.mu.Lock()
+		h.byType[ev.Type]++
+		h.mu.Unlock()
+		return nil
+	})
+	h.srv = &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.requests.Add(1)
+			verify.ServeHTTP(w, r)
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	go func() { _ = h.srv.Serve(ln) }()
+	return h, nil
+}
+
+// counts returns the receiver's tallies now.
+func (h *hookReceiver) counts() hookCounts {
+	if h == nil {
+		return hookCounts{}
+	}
+	c := hookCounts{requests: h.requests.Load(), verified: h.verified.Load(), byType: map[events.Type]int64{}}
+	h.mu.Lock()
+	for t, n := range h.byType {
+		c.byType[t] = n
+	}
+	h.mu.Unlock()
+	return c
+}
+
+// stop deletes the webhook, so that the server stops delivering to a
+// receiver that is gone, and closes the receiver.
+func (h *hookReceiver) stop(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	err := h.svc.DeleteWebhook(ctx, h.webhookID)
+	_ = h.srv.Close()
+	return err
+}
+
+// reportWebhook prints what the receiver got during the window.
+// closed is how many checks the tills closed in the window: each push of
+// one makes a bill.closed event.
+func reportWebhook(w io.Writer, before, after hookCounts, closed int64, secs float64) {
+	n := after.verified - before.verified
+	fmt.Fprintf(w, "webhook: %d deliveries verified (%.0f/s), %d refused, over the window; by type:",
+		n, float64(n)/secs, (after.requests-after.verified)-(before.requests-before.verified))
+	types := make([]string, 0, len(after.byType))
+	for t := range after.byType {
+		types = append(types, string(t))
+	}
+	slices.Sort(types)
+	for _, t := range types {
+		fmt.Fprintf(w, " %s %d", t, after.byType[events.Type(t)]-before.byType[events.Type(t)])
+	}
+	fmt.Fprintf(w, "\nwebhook: the tills closed %d checks in the window (each makes a bill.closed event once its push is sent)\n", closed)
+}
