@@ -1,7 +1,6 @@
 package refserver_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -51,13 +50,12 @@ func TestJournalNeverHoldsSecrets(t *testing.T) {
 			t.Errorf("the journal holds the %s", name)
 		}
 	}
-	// The CVC is short enough to occur by chance in a random request id,
-	// so look for it everywhere but there.
+	// The CVC is four digits, which occur by chance in what the server
+	// makes itself (a request id, the nanoseconds of a time, a duration):
+	// look for it in the text an entry takes from the request.
 	for _, e := range l.Requests {
-		e.RequestID = ""
-		b, _ := json.Marshal(e)
-		if strings.Contains(string(b), consoleTestCard.CVC) {
-			t.Errorf("a journal entry holds the CVC: %s", b)
+		if text := e.Method + " " + e.Route + " " + e.Credential; strings.Contains(text, consoleTestCard.CVC) {
+			t.Errorf("a journal entry holds the CVC: %s", text)
 		}
 	}
 
