@@ -289,10 +289,7 @@ func TestE2ENoEventForRefusedRequestsAndOneForReplays(t *testing.T) {
 	}
 
 	// Events and deliveries are recorded with the change: no waiting.
-	var created []events.Event
-	for _, ev := range w.feed(t, events.FeedQuery{Types: []events.Type{events.TypePaymentCreated}}) {
-		created = append(created, ev)
-	}
+	created := w.feed(t, events.FeedQuery{Types: []events.Type{events.TypePaymentCreated}})
 	if len(created) != 1 {
 		t.Fatalf("%d payment.created events, want 1: %v", len(created), eventIDs(created))
 	}
