@@ -90,6 +90,11 @@ func (m *Monitor) enqueue(locationID int64, job posJob) {
 	m.mu.Lock()
 	m.pending[locationID] |= job
 	m.mu.Unlock()
+	m.signal()
+}
+
+// signal tells Run that pending has work. It never blocks.
+func (m *Monitor) signal() {
 	select {
 	case m.wake <- struct{}{}:
 	default:
@@ -121,7 +126,7 @@ func (m *Monitor) Run(ctx context.Context) {
 			m.pending = map[int64]posJob{}
 			m.mu.Unlock()
 			for id, job := range pending {
-				m.start(ctx, &wg, id, job)
+				m.start(ctx, &wg, id, job, true)
 			}
 		}
 	}
@@ -142,14 +147,21 @@ func (m *Monitor) runAll(ctx context.Context, wg *sync.WaitGroup, job posJob) {
 		return
 	}
 	for _, l := range locs {
-		m.start(ctx, wg, l.LocationID, job)
+		m.start(ctx, wg, l.LocationID, job, false)
 	}
 }
 
 // start runs job for one location in its own goroutine, skipping the parts
-// already running for it (a slow POS must not pile up checks).
-func (m *Monitor) start(ctx context.Context, wg *sync.WaitGroup, locationID int64, job posJob) {
+// already running for it (a slow POS must not pile up checks). Those parts
+// of a registration (again) are kept pending instead and run when the
+// running ones end: the registration may be about a change the running
+// check did not see, such as a new mode of the demo POS, and must not wait
+// for the next tick.
+func (m *Monitor) start(ctx context.Context, wg *sync.WaitGroup, locationID int64, job posJob, again bool) {
 	m.mu.Lock()
+	if busy := job & m.inFlight[locationID]; busy != 0 && again {
+		m.pending[locationID] |= busy
+	}
 	job &^= m.inFlight[locationID]
 	m.inFlight[locationID] |= job
 	m.mu.Unlock()
@@ -162,7 +174,11 @@ func (m *Monitor) start(ctx context.Context, wg *sync.WaitGroup, locationID int6
 			if m.inFlight[locationID] &^= job; m.inFlight[locationID] == 0 {
 				delete(m.inFlight, locationID)
 			}
+			waiting := m.pending[locationID] != 0
 			m.mu.Unlock()
+			if waiting {
+				m.signal()
+			}
 		}()
 		select {
 		case m.sem <- struct{}{}:
