@@ -52,6 +52,11 @@ func (s *Server) handleEventFeed(w http.ResponseWriter, r *http.Request) {
 	keyID := api.RequestFrom(r.Context()).Principal().KeyID
 
 	var timeout <-chan time.Time
+	select {
+	case <-s.stopWaits:
+		wait = 0 // shutting down: answer with what there is
+	default:
+	}
 	if wait > 0 {
 		t := time.NewTimer(time.Duration(wait) * time.Second)
 		defer t.Stop()
@@ -73,14 +78,18 @@ func (s *Server) handleEventFeed(w http.ResponseWriter, r *http.Request) {
 		if len(out.Events) > 0 || timeout == nil {
 			break
 		}
+		s.feedWaits.Add(1)
 		select {
 		case <-signal:
+			s.feedWaits.Add(-1)
 			continue
 		case <-timeout:
-		case <-s.ctx.Done():
+		case <-s.stopWaits:
 		case <-r.Context().Done():
+			s.feedWaits.Add(-1)
 			return
 		}
+		s.feedWaits.Add(-1)
 		break
 	}
 	out.RequestInfo = s.api.Info(r)

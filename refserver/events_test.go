@@ -540,3 +540,42 @@ func TestDeliveriesSurviveARestart(t *testing.T) {
 	checkSignature(t, again, wh.Secret, wh.Webhook.WebhookID)
 	deliveryOf(t, env, key, wh.Webhook.WebhookID, first.event.ID, func(d delivery) bool { return d.Status == "delivered" && d.Attempts == 2 })
 }
+
+// StopWaits (HTTP shutdown) makes a feed request that waits for events
+// answer at once with what there is, so that shutdown does not wait up to
+// 30 s for it, and a wait asked for afterwards does not wait at all.
+func TestStopWaitsEndsFeedWaits(t *testing.T) {
+	t.Parallel()
+	env := refservertest.Start(t)
+	key := env.NewAPIKey(t, env.Fixtures(t).Locations[0].LocationID)
+	start := readFeed(t, env, key, "")
+	after := ""
+	if start.NextCursor != nil {
+		after = "&after=" + *start.NextCursor
+	}
+	done := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodGet, env.URL+"/v1/events?wait=30"+after, nil)
+		req.Header.Set("X-Vendor-API-Key", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- 0
+			return
+		}
+		resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+	eventually(t, "the feed request to wait", func() bool { return env.Server.FeedWaits() == 1 })
+	env.Server.StopWaits()
+	select {
+	case status := <-done:
+		if status != http.StatusOK {
+			t.Fatalf("waiting feed request: status %d", status)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the waiting feed request did not answer after StopWaits")
+	}
+	if page := readFeed(t, env, key, "?wait=30"+after); len(page.Events) != 0 {
+		t.Errorf("feed after StopWaits: %+v", page)
+	}
+}

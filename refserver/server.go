@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -196,6 +197,10 @@ type Server struct {
 	damaged chan error
 	// sweepNow wakes the retention sweeper (sweep.go).
 	sweepNow chan struct{}
+	// stopWaits is closed by StopWaits: long-polling requests answer now.
+	stopWaits     chan struct{}
+	stopWaitsOnce sync.Once
+	feedWaits     atomic.Int64 // feed requests waiting now, for tests
 
 	closeOnce sync.Once
 	closeErr  error
@@ -321,6 +326,7 @@ func New(cfg Config) (*Server, error) {
 	s.wg.Go(func() { s.monitor.Run(s.ctx) })
 	s.wg.Go(func() { s.providerDKeys.Run(s.ctx) })
 	s.sweepNow = make(chan struct{}, 1)
+	s.stopWaits = make(chan struct{})
 	s.wg.Go(func() { s.sweep(s.ctx) })
 	s.damaged = make(chan error, 1)
 	s.wg.Go(func() {
@@ -415,6 +421,13 @@ func (s *Server) Fixtures(ctx context.Context) (sandbox.Fixtures, error) {
 // earlier run changes what the sandbox answers.
 func (s *Server) ClockOffset() time.Duration { return s.clock.Offset() }
 
+// StopWaits makes the requests that wait for something to happen (the
+// event feed's wait, up to 30 s) answer now with what they have, and later
+// ones not wait. Call it as HTTP shutdown starts
+// (http.Server.RegisterOnShutdown), so that shutdown does not wait for
+// them; Close does it too.
+func (s *Server) StopWaits() { s.stopWaitsOnce.Do(func() { close(s.stopWaits) }) }
+
 // Damaged delivers the error of the integrity check of a database file
 // too large to check before New returned (Config.StartCheckBytes), when it
 // finds damage. Nothing is delivered for an intact file.
@@ -425,6 +438,7 @@ func (s *Server) Damaged() <-chan error { return s.damaged }
 // Shutdown). Close is idempotent.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
+		s.StopWaits()
 		s.cancel()
 		s.wg.Wait()
 		s.closeErr = errors.Join(s.snapshots.Close(), s.db.Close())

@@ -143,6 +143,7 @@ func Start(t testing.TB, opts ...func(*refserver.Config)) *Env {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
+		e.Server.StopWaits()
 		shutdown(ctx, e.httpSrv, &httpConns)
 		shutdown(ctx, e.tlsSrv, &tlsConns)
 		if err := e.Server.Close(); err != nil {

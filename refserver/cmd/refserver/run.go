@@ -220,6 +220,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	errLog := slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 	httpSrv := newHTTPServer(srv.Handler(), o.timeouts, errLog)
 	tlsSrv := newHTTPServer(srv.Handler(), o.timeouts, errLog)
+	// Shutdown waits for requests in flight; a feed request waiting for
+	// events would hold it for up to 30 s.
+	httpSrv.RegisterOnShutdown(srv.StopWaits)
+	tlsSrv.RegisterOnShutdown(srv.StopWaits)
 	errc := make(chan error, 2)
 	go func() { errc <- httpSrv.Serve(ln) }()
 	go func() { errc <- tlsSrv.Serve(tls.NewListener(tln, srv.TLSConfig())) }()

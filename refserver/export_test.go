@@ -1,0 +1,4 @@
+package refserver
+
+// FeedWaits returns how many event feed requests are waiting for events.
+func (s *Server) FeedWaits() int64 { return s.feedWaits.Load() }
