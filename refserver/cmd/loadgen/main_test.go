@@ -63,7 +63,7 @@ func TestFlags(t *testing.T) {
 		{"-url", "http://example.com:8080"},
 		{"-url", "http://10.0.0.1"},
 		{"-url", "ftp://127.0.0.1"},
-		{"-duration", "11m"},
+		{"-duration", "3h"},
 		{"-duration", "0s"},
 		{"-locations", "0"},
 		{"-push-interval", "0s"},
