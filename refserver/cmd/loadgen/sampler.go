@@ -23,15 +23,15 @@ import (
 
 // series names the sampled quantities, in the order of the CSV columns
 // and the plot's panels.
-var series = []string{"rss_mib", "fds", "goroutines", "wal_mib", "db_mib"}
+var series = [...]string{"rss_mib", "fds", "goroutines", "wal_mib", "db_mib"}
 
 // sample is one reading of the server. A quantity that could not be read
 // (no -server-pid, no -server-pprof, no -server-db, or an error) is marked
 // absent in ok.
 type sample struct {
-	at     time.Duration // since the sampler started
-	values [5]float64    // by series
-	ok     [5]bool
+	at     time.Duration        // since the sampler started
+	values [len(series)]float64 // by series
+	ok     [len(series)]bool
 }
 
 // sources say where the sampler reads the server.
@@ -174,7 +174,7 @@ func (s *sampler) finish() []sample {
 // per series; a quantity not read is an empty cell.
 func writeCSV(w io.Writer, samples []sample) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(append([]string{"seconds"}, series...)); err != nil {
+	if err := cw.Write(append([]string{"seconds"}, series[:]...)); err != nil {
 		return err
 	}
 	for _, sm := range samples {
