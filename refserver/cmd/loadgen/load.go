@@ -155,6 +155,9 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 	sleep(ctx, o.warmup)
 	stopProfile, err := startCPUProfile(o.cpuProfile)
 	if err != nil {
+		if smp != nil {
+			smp.finish()
+		}
 		stopLoad()
 		loadDone.Wait()
 		return err
