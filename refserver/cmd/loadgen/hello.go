@@ -123,9 +123,9 @@ func driveHello(ctx context.Context, base string, o options, out io.Writer) erro
 	}
 	sleep(ctx, o.warmup)
 	m.startWindow()
-	before := snapshot(o.serverPID, []*possync.Agent{}, &counters{})
+	before := snapshot(o.serverPID, []*possync.Agent{}, &counters{}, nil)
 	sleep(ctx, o.duration)
-	after := snapshot(o.serverPID, []*possync.Agent{}, &counters{})
+	after := snapshot(o.serverPID, []*possync.Agent{}, &counters{}, nil)
 	m.stopWindow()
 	stop()
 	wg.Wait()

@@ -8,9 +8,11 @@ import (
 	"io"
 	mrand "math/rand/v2"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
+	"github.com/hospo-dev/hospo-go/bills"
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/wallet"
@@ -71,6 +73,11 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 	})
 	if err != nil {
 		return fmt.Errorf("creating customers: %w", err)
+	}
+
+	reader, err := newBillsReader(ctx, o, admin, locs, newClient)
+	if err != nil {
+		return err
 	}
 
 	// One till and Agent per location.
@@ -148,21 +155,35 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 	for _, c := range customers {
 		loadDone.Go(func() { c.run(loadCtx, o.payInterval, pay, cnt) })
 	}
+	if reader != nil {
+		loadDone.Go(func() { reader.run(loadCtx) })
+	}
+	var smp *sampler
+	if o.samplesFile != "" || o.plotFile != "" {
+		smp = startSampler(ctx, sources{pid: o.serverPID, pprof: o.serverPprof, db: o.serverDB, client: &http.Client{}}, o.sampleInterval)
+	}
 
 	sleep(ctx, o.warmup)
 	stopProfile, err := startCPUProfile(o.cpuProfile)
 	if err != nil {
+		if smp != nil {
+			smp.finish()
+		}
 		stopLoad()
 		loadDone.Wait()
 		return err
 	}
 	m.startWindow()
-	before := snapshot(o.serverPID, agents, cnt)
+	before := snapshot(o.serverPID, agents, cnt, reader)
 	hookBefore := hook.counts()
 	sleep(ctx, o.duration)
-	after := snapshot(o.serverPID, agents, cnt)
+	after := snapshot(o.serverPID, agents, cnt, reader)
 	hookAfter := hook.counts()
 	m.stopWindow()
+	var samples []sample
+	if smp != nil {
+		samples = smp.finish()
+	}
 	stopProfile()
 	stopLoad()
 	loadDone.Wait()
@@ -173,7 +194,63 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 	if hook != nil {
 		reportWebhook(out, hookBefore, hookAfter, after.checksClosed-before.checksClosed, after.at.Sub(before.at).Seconds())
 	}
+	if smp != nil {
+		printTrends(out, samples, o.trendWindow)
+		return writeSamples(o, samples)
+	}
 	return nil
+}
+
+// newBillsReader makes the reporting vendor of -bills-location, or
+// returns nil without one.
+func newBillsReader(ctx context.Context, o options, admin *client.Client, locs []location,
+	newClient func(...client.Option) (*client.Client, error),
+) (*billsReader, error) {
+	if o.billsLocation == 0 {
+		return nil, nil
+	}
+	locID, key := o.billsLocation, o.billsKey
+	if locID == -1 {
+		locID = locs[0].ID
+	}
+	if key == "" {
+		var err error
+		if key, err = createAPIKey(ctx, admin, locID); err != nil {
+			return nil, err
+		}
+	}
+	now, err := serverClock(ctx, admin)
+	if err != nil {
+		return nil, err
+	}
+	c, err := newClient(client.WithAPIKey(key))
+	if err != nil {
+		return nil, err
+	}
+	return &billsReader{svc: bills.NewService(c), locationID: locID, gets: o.billsGets, interval: o.billsInterval,
+		rng: mrand.New(mrand.NewPCG(uint64(locID), 11)), serverAt: now, localAt: time.Now()}, nil
+}
+
+// writeSamples writes the -samples CSV file and the -plot PNG.
+func writeSamples(o options, samples []sample) error {
+	write := func(path string, fn func(io.Writer, []sample) error) error {
+		if path == "" {
+			return nil
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := fn(f, samples); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		return f.Close()
+	}
+	if err := write(o.samplesFile, writeCSV); err != nil {
+		return err
+	}
+	return write(o.plotFile, writePlot)
 }
 
 // sleep waits for d or until ctx ends.
@@ -189,18 +266,20 @@ func sleep(ctx context.Context, d time.Duration) {
 // snap is the state of the load at one instant, for differences over the
 // window.
 type snap struct {
-	at                                  time.Time
-	serverCPU, selfCPU                  time.Duration
-	serverPeak, serverRSS               int64
-	memErr                              error
-	sent, failed, retried, accepted     uint64
-	queued                              int
-	pushCalls, pushRefused              int64
-	paymentsMade, paymentsFailed, saved int64
-	checksClosed                        int64
+	at                                   time.Time
+	serverCPU, selfCPU                   time.Duration
+	serverPeak, serverRSS                int64
+	memErr                               error
+	sent, failed, retried, accepted      uint64
+	queued                               int
+	pushCalls, pushRefused               int64
+	paymentsMade, paymentsFailed, saved  int64
+	checksClosed                         int64
+	billLists, billsListed, billsFetched int64
+	billsFailed                          int64
 }
 
-func snapshot(pid int, agents []*possync.Agent, cnt *counters) snap {
+func snapshot(pid int, agents []*possync.Agent, cnt *counters, reader *billsReader) snap {
 	s := snap{at: time.Now(), selfCPU: selfCPU()}
 	if pid > 0 {
 		s.serverCPU, _ = procCPU(pid)
@@ -217,6 +296,10 @@ func snapshot(pid int, agents []*possync.Agent, cnt *counters) snap {
 	s.pushCalls, s.pushRefused = cnt.pushCalls.Load(), cnt.pushRefused.Load()
 	s.paymentsMade, s.paymentsFailed, s.saved = cnt.paymentsMade.Load(), cnt.paymentsFailed.Load(), cnt.paymentsSaved.Load()
 	s.checksClosed = cnt.checksClosed.Load()
+	if reader != nil {
+		s.billLists, s.billsListed = reader.lists.Load(), reader.listed.Load()
+		s.billsFetched, s.billsFailed = reader.fetched.Load(), reader.failed.Load()
+	}
 	return s
 }
 
@@ -244,6 +327,12 @@ func report(w io.Writer, o options, m *meter, before, after snap) {
 		after.pushCalls-before.pushCalls, float64(after.pushCalls-before.pushCalls)/secs, after.pushRefused-before.pushRefused)
 	fmt.Fprintf(w, "customers: %d payments made, %d failed; %d saved by tills\n",
 		after.paymentsMade-before.paymentsMade, after.paymentsFailed-before.paymentsFailed, after.saved-before.saved)
+	if o.billsLocation != 0 {
+		lists := after.billLists - before.billLists
+		fmt.Fprintf(w, "vendor: %d lists of 31 days (%.1f bills each), %d bills fetched, %d failed\n", lists,
+			float64(after.billsListed-before.billsListed)/float64(max(lists, 1)), after.billsFetched-before.billsFetched,
+			after.billsFailed-before.billsFailed)
+	}
 	fmt.Fprintf(w, "loadgen CPU: %.2f cores\n", (after.selfCPU-before.selfCPU).Seconds()/secs)
 	if o.serverPID > 0 {
 		if after.memErr != nil {

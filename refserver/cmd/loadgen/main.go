@@ -26,6 +26,15 @@
 //
 //	go run ./refserver/cmd/loadgen -hello -concurrency 64 -duration 20s
 //
+// A soak samples the server through the run (-samples, -plot; see
+// sampler.go) and checks that its memory, open files and goroutines stay
+// flat; a reporting vendor (-bills-location) adds the closed-bills list
+// and bill fetches to the load:
+//
+//	/tmp/refserver -db /tmp/soak.db -rate-limit 0 -log-level error -pprof 127.0.0.1:6060 &
+//	go run ./refserver/cmd/loadgen -locations 400 -warmup 30s -duration 30m -server-pid $! \
+//		-server-pprof 127.0.0.1:6060 -server-db /tmp/soak.db -samples soak.csv -plot soak.png
+//
 // Traffic goes only to -url, which must be a loopback address.
 package main
 
@@ -83,14 +92,27 @@ type options struct {
 	timeline   bool
 	webhook    bool
 
+	sampleInterval time.Duration
+	samplesFile    string
+	plotFile       string
+	serverPprof    string
+	serverDB       string
+	trendWindow    time.Duration
+
+	billsKey      string
+	billsLocation int64
+	billsInterval time.Duration
+	billsGets     int
+
 	hello       bool
 	helloServe  string
 	concurrency int
 }
 
-// Bounds that keep a mistyped flag from running for hours.
+// Bounds that keep a mistyped flag from running for days; a soak runs
+// for half an hour or more.
 const (
-	maxDuration  = 10 * time.Minute
+	maxDuration  = 2 * time.Hour
 	maxLocations = 20000
 )
 
@@ -116,6 +138,16 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.BoolVar(&o.timeline, "timeline", false, "also print each second of the window: requests, p50, p99 and max latency (shows whether a tail is spread out or a few stalls)")
 	fs.BoolVar(&o.webhook, "webhook", false, "subscribe one webhook to every event type (\"*\") of the run's locations, received and verified inside loadgen, and report its deliveries")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile (the measuring window) to this file")
+	fs.DurationVar(&o.sampleInterval, "sample-interval", 10*time.Second, "with -samples or -plot: time between samples of the server")
+	fs.StringVar(&o.samplesFile, "samples", "", "sample the server (RSS and open files from -server-pid, goroutines from -server-pprof, WAL and database size from -server-db) through the run and write the samples to this CSV file")
+	fs.StringVar(&o.plotFile, "plot", "", "sample the server as -samples does and draw the samples to this PNG file")
+	fs.StringVar(&o.serverPprof, "server-pprof", "", "the refserver's -pprof address (host:port), for its goroutine count")
+	fs.StringVar(&o.serverDB, "server-db", "", "the refserver's -db file, for the sizes of the database and its WAL")
+	fs.DurationVar(&o.trendWindow, "trend-window", 20*time.Minute, "the trend check fits the samples of this last part of the run")
+	fs.Int64Var(&o.billsLocation, "bills-location", 0, "add a reporting vendor that lists this location's closed bills over 31 days ending at the server's now and fetches some of them (-1: the first location of the load; 0: no vendor)")
+	fs.StringVar(&o.billsKey, "bills-key", "", "the vendor's API key (empty: one is created for -bills-location with the admin key)")
+	fs.DurationVar(&o.billsInterval, "bills-interval", time.Second, "time between the vendor's lists")
+	fs.IntVar(&o.billsGets, "bills-gets", 3, "bills fetched (all scopes) after each list")
 	fs.BoolVar(&o.hello, "hello", false, "measure a hello-world net/http server instead (the ceiling)")
 	fs.StringVar(&o.helloServe, "hello-serve", "", "internal: serve hello-world on this address")
 	fs.IntVar(&o.concurrency, "concurrency", 64, "-hello: concurrent request loops")
@@ -134,11 +166,25 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 		return o, fmt.Errorf("-locations must be in [1, %d]", maxLocations)
 	case o.openChecks < 1 || o.customers < 0 || o.concurrency < 1 || o.setupConcurrency < 1 || o.sendConcurrency < 1:
 		return o, errors.New("-open-checks, -concurrency, -setup-concurrency and -send-concurrency must be positive, -customers not negative")
-	case o.pushInterval <= 0 || o.pollInterval <= 0 || o.heartbeatInterval <= 0 || o.payInterval <= 0:
+	case o.pushInterval <= 0 || o.pollInterval <= 0 || o.heartbeatInterval <= 0 || o.payInterval <= 0 ||
+		o.sampleInterval <= 0 || o.billsInterval <= 0 || o.trendWindow <= 0:
 		return o, errors.New("intervals must be positive")
+	case o.billsLocation < -1 || o.billsGets < 0:
+		return o, errors.New("-bills-location must be a location id or -1, -bills-gets not negative")
+	case o.billsKey != "" && o.billsLocation == 0:
+		return o, errors.New("-bills-key needs -bills-location")
+	}
+	if o.serverPprof != "" {
+		if !strings.Contains(o.serverPprof, "://") {
+			o.serverPprof = "http://" + o.serverPprof
+		}
+		o.serverPprof = strings.TrimSuffix(o.serverPprof, "/")
+		if err := checkLoopback("-server-pprof", o.serverPprof); err != nil {
+			return o, err
+		}
 	}
 	if o.helloServe == "" {
-		if err := checkLoopback(o.url); err != nil {
+		if err := checkLoopback("-url", o.url); err != nil {
 			return o, err
 		}
 	}
@@ -147,17 +193,17 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 
 // checkLoopback refuses a base URL that is not on this machine: the load
 // generator is for a local sandbox.
-func checkLoopback(raw string) error {
+func checkLoopback(name, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return fmt.Errorf("-url %q is not an http(s) URL", raw)
+		return fmt.Errorf("%s %q is not an http(s) URL", name, raw)
 	}
 	host := u.Hostname()
 	if host == "localhost" {
 		return nil
 	}
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("-url %q: only loopback addresses are allowed", raw)
+		return fmt.Errorf("%s %q: only loopback addresses are allowed", name, raw)
 	}
 	return nil
 }

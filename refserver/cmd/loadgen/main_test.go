@@ -1,8 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"encoding/csv"
+	"image/png"
+	"net/http"
 	"net/http/httptest"
+	"net/http/pprof"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,12 +19,23 @@ import (
 
 // TestLoad runs a small, short load against an in-process sandbox: every
 // kind of request must be made, none may fail, and the report must be
-// complete. Nothing here depends on how fast anything is.
+// complete. The server is sampled (this process stands in for it, with a
+// pprof handler of its own) and a reporting vendor reads the bills of the
+// first location. Nothing here depends on how fast anything is.
 func TestLoad(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	pp := httptest.NewServer(mux)
+	defer pp.Close()
+	dir := t.TempDir()
+	csvPath, pngPath := filepath.Join(dir, "s.csv"), filepath.Join(dir, "s.png")
 	var out strings.Builder
 	err := run(t.Context(), []string{
+		"-samples", csvPath, "-plot", pngPath, "-sample-interval", "200ms", "-trend-window", "1s",
+		"-server-pprof", strings.TrimPrefix(pp.URL, "http://"), "-server-db", env.DBPath,
+		"-bills-location", "-1", "-bills-interval", "100ms",
 		"-url", env.URL, "-admin-key", env.AdminKey,
 		"-locations", "3", "-customers", "2", "-open-checks", "2",
 		"-push-interval", "20ms", "-poll-interval", "100ms", "-heartbeat-interval", "200ms", "-pay-interval", "50ms",
@@ -34,10 +51,39 @@ func TestLoad(t *testing.T) {
 		"POST /v1/pos/push-pull/check", "GET /v1/pos/push-pull/payments/{id}", "POST /v1/pos/push-pull/heartbeat/{id}",
 		"POST /payments/v1/payment", "check pushes:", "errors: 0 ", "peak RSS (VmHWM)",
 		"second    starts at  requests", "\n     0 ", "\n     1 ",
+		"GET /v3/location/{id}/bills/closed", "vendor: ", " 0 failed\n",
+		"server samples: ", "rss_mib", "fds", "goroutines", "wal_mib", "db_mib",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+	f, err := os.Open(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1.8 s of load sampled every 200 ms, from its first instant.
+	if len(recs) < 3 {
+		t.Fatalf("samples: %q", recs)
+	}
+	for _, rec := range recs[1:] {
+		for i, cell := range rec {
+			if cell == "" {
+				t.Errorf("sample %q lacks %s", rec, recs[0][i])
+			}
+		}
+	}
+	b, err := os.ReadFile(pngPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+		t.Errorf("plot: %v", err)
 	}
 }
 
@@ -90,16 +136,24 @@ func TestFlags(t *testing.T) {
 		{"-url", "http://example.com:8080"},
 		{"-url", "http://10.0.0.1"},
 		{"-url", "ftp://127.0.0.1"},
-		{"-duration", "11m"},
+		{"-duration", "3h"},
 		{"-duration", "0s"},
 		{"-locations", "0"},
 		{"-push-interval", "0s"},
+		{"-sample-interval", "0s"},
+		{"-bills-location", "-2"},
+		{"-bills-key", "key_x"},
+		{"-bills-location", "3", "-bills-gets", "-1"},
+		{"-server-pprof", "10.0.0.1:6060"},
 		{"extra"},
 	}
 	for _, args := range bad {
 		if _, err := parseFlags(args, &strings.Builder{}); err == nil {
 			t.Errorf("parseFlags(%q) accepted", args)
 		}
+	}
+	if o, err := parseFlags([]string{"-server-pprof", "127.0.0.1:6060"}, &strings.Builder{}); err != nil || o.serverPprof != "http://127.0.0.1:6060" {
+		t.Errorf("-server-pprof 127.0.0.1:6060: %q, %v", o.serverPprof, err)
 	}
 	for _, u := range []string{"http://127.0.0.1:8080", "http://localhost:1", "http://[::1]:8080"} {
 		if _, err := parseFlags([]string{"-url", u}, &strings.Builder{}); err != nil {

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A soak shows whether the server's costs stay flat as hours pass: the
+// sampler reads the server's resident memory, open files, goroutines and
+// the size of its database and WAL every -sample-interval, for the CSV
+// file, the plot and the trend check.
+
+// series names the sampled quantities, in the order of the CSV columns
+// and the plot's panels.
+var series = [...]string{"rss_mib", "fds", "goroutines", "wal_mib", "db_mib"}
+
+// sample is one reading of the server. A quantity that could not be read
+// (no -server-pid, no -server-pprof, no -server-db, or an error) is marked
+// absent in ok.
+type sample struct {
+	at     time.Duration        // since the sampler started
+	values [len(series)]float64 // by series
+	ok     [len(series)]bool
+}
+
+// sources say where the sampler reads the server.
+type sources struct {
+	pid    int    // /proc/<pid>
+	pprof  string // base URL of the server's -pprof listener
+	db     string // the server's -db file; its WAL is db+"-wal"
+	client *http.Client
+}
+
+// read takes one sample; errors leave the quantity out.
+func (s sources) read(ctx context.Context) sample {
+	var sm sample
+	set := func(i int, v float64, err error) {
+		if err == nil {
+			sm.values[i], sm.ok[i] = v, true
+		}
+	}
+	if s.pid > 0 {
+		_, rss, err := procMemory(s.pid)
+		set(0, float64(rss)/(1<<20), err)
+		n, err := countFDs(s.pid)
+		set(1, float64(n), err)
+	}
+	if s.pprof != "" {
+		n, err := s.goroutines(ctx)
+		set(2, float64(n), err)
+	}
+	if s.db != "" {
+		wal, err := fileMiB(s.db + "-wal")
+		set(3, wal, err)
+		db, err := fileMiB(s.db)
+		set(4, db, err)
+	}
+	return sm
+}
+
+// countFDs counts a process's open file descriptors.
+func countFDs(pid int) (int, error) {
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	return len(ents), err
+}
+
+// fileMiB is a file's size in MiB; a missing file (a WAL between
+// checkpoints that truncate it, or before the first write) is 0.
+func fileMiB(path string) (float64, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return float64(fi.Size()) / (1 << 20), nil
+}
+
+// goroutines reads the server's goroutine count from the first line of
+// its pprof goroutine profile.
+func (s sources) goroutines(ctx context.Context) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.pprof+"/debug/pprof/goroutine?debug=1", nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("goroutine profile: %s", resp.Status)
+	}
+	return parseGoroutineTotal(resp.Body)
+}
+
+// parseGoroutineTotal reads "goroutine profile: total N", the first line
+// of a debug=1 goroutine profile.
+func parseGoroutineTotal(r io.Reader) (int, error) {
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil && line == "" {
+		return 0, fmt.Errorf("goroutine profile: %w", err)
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "goroutine profile: total ")
+	if !ok {
+		return 0, fmt.Errorf("goroutine profile: unexpected first line %q", line)
+	}
+	return strconv.Atoi(rest)
+}
+
+// sampler samples the server every interval until stopped.
+type sampler struct {
+	src      sources
+	interval time.Duration
+
+	mu      sync.Mutex
+	samples []sample
+	stop    func()
+	done    chan struct{}
+}
+
+// startSampler takes a first sample now and then one every interval.
+func startSampler(ctx context.Context, src sources, interval time.Duration) *sampler {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &sampler{src: src, interval: interval, stop: cancel, done: make(chan struct{})}
+	start := time.Now()
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			rctx, rcancel := context.WithTimeout(ctx, interval)
+			sm := src.read(rctx)
+			rcancel()
+			sm.at = time.Since(start)
+			if ctx.Err() != nil {
+				return
+			}
+			s.mu.Lock()
+			s.samples = append(s.samples, sm)
+			s.mu.Unlock()
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return s
+}
+
+// finish stops the sampler and returns its samples.
+func (s *sampler) finish() []sample {
+	s.stop()
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.samples
+}
+
+// writeCSV writes the samples: seconds since the start, then one column
+// per series; a quantity not read is an empty cell.
+func writeCSV(w io.Writer, samples []sample) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(append([]string{"seconds"}, series[:]...)); err != nil {
+		return err
+	}
+	for _, sm := range samples {
+		rec := []string{strconv.FormatFloat(sm.at.Seconds(), 'f', 1, 64)}
+		for i := range series {
+			cell := ""
+			if sm.ok[i] {
+				cell = strconv.FormatFloat(math.Round(sm.values[i]*100)/100, 'f', -1, 64)
+			}
+			rec = append(rec, cell)
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
