@@ -21,6 +21,7 @@ import (
 	"github.com/hospo-dev/hospo-go/refserver/diners"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/internal/seal"
+	"github.com/hospo-dev/hospo-go/refserver/internal/wake"
 	"github.com/hospo-dev/hospo-go/refserver/journal"
 	"github.com/hospo-dev/hospo-go/refserver/openapi"
 	"github.com/hospo-dev/hospo-go/refserver/outbound"
@@ -196,7 +197,7 @@ type Server struct {
 	// damaged receives the error of the background integrity check.
 	damaged chan error
 	// sweepNow wakes the retention sweeper (sweep.go).
-	sweepNow chan struct{}
+	sweepNow wake.Signal
 	// stopWaits is closed by StopWaits: long-polling requests answer now.
 	stopWaits     chan struct{}
 	stopWaitsOnce sync.Once
@@ -325,7 +326,7 @@ func New(cfg Config) (*Server, error) {
 	s.wg.Go(func() { s.orders.Run(s.ctx) })
 	s.wg.Go(func() { s.monitor.Run(s.ctx) })
 	s.wg.Go(func() { s.providerDKeys.Run(s.ctx) })
-	s.sweepNow = make(chan struct{}, 1)
+	s.sweepNow = wake.NewSignal()
 	s.stopWaits = make(chan struct{})
 	s.wg.Go(func() { s.sweep(s.ctx) })
 	s.damaged = make(chan error, 1)
@@ -367,7 +368,7 @@ func (s *Server) clockMoved() {
 	s.orders.Wake()
 	s.timekeeper.Wake()
 	s.diners.Wake()
-	s.wakeSweep()
+	s.sweepNow.Wake()
 }
 
 func setDefault(d *time.Duration, def time.Duration) {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/hospo-dev/hospo-go/refserver/internal/wake"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
@@ -25,38 +26,21 @@ type Runner struct {
 	db   *store.DB
 	now  func() time.Time
 	log  *slog.Logger
-	wake chan struct{}
+	wake wake.Signal
 }
 
 // NewRunner returns a Runner over db with the virtual clock now; Run
 // starts it.
 func NewRunner(db *store.DB, now func() time.Time, log *slog.Logger) *Runner {
-	return &Runner{db: db, now: now, log: log, wake: make(chan struct{}, 1)}
+	return &Runner{db: db, now: now, log: log, wake: wake.NewSignal()}
 }
 
 // Wake tells the runner to look for due rounds now: the virtual clock
 // moved, or a location's diners changed. It never blocks.
-func (r *Runner) Wake() {
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
-}
+func (r *Runner) Wake() { r.wake.Wake() }
 
 // Run runs due rounds until ctx ends.
-func (r *Runner) Run(ctx context.Context) {
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-r.wake:
-		case <-timer.C:
-		}
-		timer.Reset(r.RunDue(ctx))
-	}
-}
+func (r *Runner) Run(ctx context.Context) { wake.Loop(ctx, r.wake, r.RunDue) }
 
 // RunDue runs every round that is due on the virtual clock, each
 // location's in a transaction of its own, and returns how long to sleep

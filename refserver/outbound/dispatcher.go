@@ -8,6 +8,8 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/hospo-dev/hospo-go/refserver/internal/wake"
 )
 
 // Queue is one kind of delivery as a Dispatcher sees it. The database is
@@ -75,13 +77,13 @@ const MetricDeliveries = "refserver.outbound.deliveries"
 // a delivery becomes due, so a new one does not wait for the poll.
 type Dispatcher struct {
 	cfg        DispatcherConfig
-	wake       chan struct{}
+	wake       wake.Signal
 	deliveries metric.Int64Counter // nil without DispatcherConfig.Meter
 }
 
 // NewDispatcher returns a Dispatcher; Run starts it.
 func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
-	d := &Dispatcher{cfg: cfg, wake: make(chan struct{}, 1)}
+	d := &Dispatcher{cfg: cfg, wake: wake.NewSignal()}
 	if cfg.Meter != nil {
 		// An instrument the SDK refuses comes back usable as a no-op, with
 		// the error reported to OpenTelemetry's handler.
@@ -94,12 +96,7 @@ func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
 
 // Wake tells the dispatcher that a delivery became due. It never blocks:
 // one pending wake is as good as many.
-func (d *Dispatcher) Wake() {
-	select {
-	case d.wake <- struct{}{}:
-	default:
-	}
-}
+func (d *Dispatcher) Wake() { d.wake.Wake() }
 
 // tried is what a finished try tells the dispatcher's loop.
 type tried struct {

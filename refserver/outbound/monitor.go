@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hospo-dev/hospo-go/refserver/internal/wake"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/universalpos"
@@ -63,7 +64,7 @@ type Monitor struct {
 	pending  map[int64]posJob // registrations not yet picked up
 	inFlight map[int64]posJob // jobs running per location
 	retries  map[int64]int    // failed first menu syncs per location
-	wake     chan struct{}    // one buffered signal: pending has work
+	wake     wake.Signal      // pending has work
 }
 
 // NewMonitor returns a Monitor; Run starts it.
@@ -74,7 +75,7 @@ func NewMonitor(cfg MonitorConfig) *Monitor {
 		pending:  map[int64]posJob{},
 		inFlight: map[int64]posJob{},
 		retries:  map[int64]int{},
-		wake:     make(chan struct{}, 1),
+		wake:     wake.NewSignal(),
 	}
 }
 
@@ -94,12 +95,7 @@ func (m *Monitor) enqueue(locationID int64, job posJob) {
 }
 
 // signal tells Run that pending has work. It never blocks.
-func (m *Monitor) signal() {
-	select {
-	case m.wake <- struct{}{}:
-	default:
-	}
-}
+func (m *Monitor) signal() { m.wake.Wake() }
 
 // Run checks the registered universal POSes' health and menus until ctx
 // ends, then waits for the checks in flight.

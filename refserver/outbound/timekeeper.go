@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/hospo-dev/hospo-go/refserver/internal/wake"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
@@ -39,36 +40,19 @@ type TimekeeperConfig struct {
 // Timekeeper puts stale locations offline.
 type Timekeeper struct {
 	cfg  TimekeeperConfig
-	wake chan struct{}
+	wake wake.Signal
 }
 
 // NewTimekeeper returns a Timekeeper; Run starts it.
 func NewTimekeeper(cfg TimekeeperConfig) *Timekeeper {
-	return &Timekeeper{cfg: cfg, wake: make(chan struct{}, 1)}
+	return &Timekeeper{cfg: cfg, wake: wake.NewSignal()}
 }
 
 // Wake tells the timekeeper that the virtual clock moved. It never blocks.
-func (k *Timekeeper) Wake() {
-	select {
-	case k.wake <- struct{}{}:
-	default:
-	}
-}
+func (k *Timekeeper) Wake() { k.wake.Wake() }
 
 // Run keeps time until ctx ends.
-func (k *Timekeeper) Run(ctx context.Context) {
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-k.wake:
-		case <-timer.C:
-		}
-		timer.Reset(k.markOffline(ctx))
-	}
-}
+func (k *Timekeeper) Run(ctx context.Context) { wake.Loop(ctx, k.wake, k.markOffline) }
 
 // markOffline puts the stale locations offline and returns how long to
 // sleep until the next one is due.
