@@ -339,18 +339,18 @@ func New(cfg Config) (*Server, error) {
 	s.wg.Go(func() { s.diners.Run(s.ctx) })
 	s.wg.Go(func() { s.webhooks.Run(s.ctx) })
 	s.wg.Go(func() { s.timekeeper.Run(s.ctx) })
-	s.wg.Go(s.wakeOnEvents)
+	s.wg.Go(s.wakeOnDeliveries)
 	for _, id := range registered {
 		s.monitor.Registered(id)
 	}
 	return s, nil
 }
 
-// wakeOnEvents wakes the webhook dispatcher after each commit that
-// recorded events, whose deliveries are then due.
-func (s *Server) wakeOnEvents() {
+// wakeOnDeliveries wakes the webhook dispatcher after each commit that
+// queued deliveries, which are then due.
+func (s *Server) wakeOnDeliveries() {
 	for {
-		signal := s.db.EventSignal()
+		signal := s.db.DeliverySignal()
 		select {
 		case <-s.ctx.Done():
 			return

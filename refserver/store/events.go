@@ -55,6 +55,12 @@ func (s *eventSignal) notify() {
 // missed.
 func (db *DB) EventSignal() <-chan struct{} { return db.events.wait() }
 
+// DeliverySignal is EventSignal for transactions that queued webhook
+// deliveries (QueueDeliveries, QueueDelivery): most events have no webhook
+// subscribed, and waking the dispatcher for them costs it a look at the
+// queue for nothing.
+func (db *DB) DeliverySignal() <-chan struct{} { return db.deliveries.wait() }
+
 // InsertEvent records e (EventID, Type, LocationID or OwnerKeyID, DataJSON)
 // at the transaction's time and returns its seq. Waiters on EventSignal are
 // told once the transaction commits.

@@ -42,10 +42,12 @@ type DB struct {
 	writeS *stmtCache
 	readS  *stmtCache // == writeS when read == write
 	tokens tokenCache
-	events eventSignal      // closed by each commit that recorded events; see events.go
-	ckpt   *checkpointer    // nil for an in-memory database; see checkpoint.go
-	lock   *fileLock        // nil for an in-memory database; see lock.go
-	tel    *writerTelemetry // nil: none; see telemetry.go
+	events eventSignal // closed by each commit that recorded events; see events.go
+	// deliveries is closed by each commit that queued webhook deliveries.
+	deliveries eventSignal
+	ckpt       *checkpointer    // nil for an in-memory database; see checkpoint.go
+	lock       *fileLock        // nil for an in-memory database; see lock.go
+	tel        *writerTelemetry // nil: none; see telemetry.go
 	// unverified: the file was too large to check in Open; Verify checks
 	// it (integrity.go).
 	unverified bool

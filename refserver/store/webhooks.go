@@ -109,7 +109,11 @@ func (tx *Tx) QueueDeliveries(seq int64, typ string, locationID int64) (int64, e
 	if err != nil {
 		return 0, fmt.Errorf("queue deliveries: %w", err)
 	}
-	return res.RowsAffected()
+	n, err := res.RowsAffected()
+	if n > 0 {
+		tx.AfterCommit(tx.db.deliveries.notify)
+	}
+	return n, err
 }
 
 // QueueDelivery makes a pending delivery, due at once, of the event seq to
@@ -121,6 +125,7 @@ func (tx *Tx) QueueDelivery(seq int64, webhookID string) error {
 	if err != nil {
 		return fmt.Errorf("queue delivery: %w", err)
 	}
+	tx.AfterCommit(tx.db.deliveries.notify)
 	return nil
 }
 
