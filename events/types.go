@@ -1,5 +1,7 @@
 package events
 
+import "slices"
+
 // Type is the type of an event, such as "payment.accepted". A type this
 // SDK does not know decodes without error and keeps its text, so an event
 // type the service adds later stays visible (Known reports false).
@@ -38,23 +40,16 @@ const AllTypes Type = "*"
 
 // Types returns every event type this SDK knows, in the order the service
 // documents them. The wildcard AllTypes is not among them.
-func Types() []Type {
-	return []Type{
-		TypePaymentCreated, TypePaymentAccepted, TypeBillClosed, TypeOrderStatusChanged,
-		TypeLocationOnline, TypeLocationOffline, TypePOSHealthChanged, TypePing,
-	}
+func Types() []Type { return slices.Clone(knownTypes) }
+
+var knownTypes = []Type{
+	TypePaymentCreated, TypePaymentAccepted, TypeBillClosed, TypeOrderStatusChanged,
+	TypeLocationOnline, TypeLocationOffline, TypePOSHealthChanged, TypePing,
 }
 
 // Known reports whether t is one of the event types this SDK knows (the
 // wildcard AllTypes is not a type of event, so it is not known).
-func (t Type) Known() bool {
-	switch t {
-	case TypePaymentCreated, TypePaymentAccepted, TypeBillClosed, TypeOrderStatusChanged,
-		TypeLocationOnline, TypeLocationOffline, TypePOSHealthChanged, TypePing:
-		return true
-	}
-	return false
-}
+func (t Type) Known() bool { return slices.Contains(knownTypes, t) }
 
 // String returns the wire name of the type.
 func (t Type) String() string { return string(t) }

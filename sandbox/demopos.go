@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"net/http"
+	"slices"
 
 	"github.com/hospo-dev/hospo-go/client"
 )
@@ -32,14 +33,14 @@ const (
 // String returns the mode's wire name.
 func (m DemoPOSMode) String() string { return string(m) }
 
+// DemoPOSModes returns every mode of the demo universal POS, the default
+// (DemoPOSAccept) first.
+func DemoPOSModes() []DemoPOSMode { return slices.Clone(demoPOSModes) }
+
+var demoPOSModes = []DemoPOSMode{DemoPOSAccept, DemoPOSReject, DemoPOSFailThenAccept, DemoPOSSlow, DemoPOSOffline}
+
 // Known reports whether m is one of the modes of this package.
-func (m DemoPOSMode) Known() bool {
-	switch m {
-	case DemoPOSAccept, DemoPOSReject, DemoPOSFailThenAccept, DemoPOSSlow, DemoPOSOffline:
-		return true
-	}
-	return false
-}
+func (m DemoPOSMode) Known() bool { return slices.Contains(demoPOSModes, m) }
 
 // DemoPOSRequest is the body of PUT /sandbox/locations/{locationId}/demo-pos.
 type DemoPOSRequest struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/refserver/store"
+	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // The sandbox playing the other side, on a location's page: a check's
@@ -37,9 +38,6 @@ type demoPOSView struct {
 	Modes []string
 }
 
-// demoPOSModes are the demo universal POS's modes, in the form's order.
-var demoPOSModes = []string{"accept", "reject", "fail-then-accept", "slow", "offline"}
-
 // loadPlayers reads the location's diners and demo POS mode into v.
 func loadPlayers(tx *store.Tx, locationID int64, v *locationPageView) error {
 	d, err := tx.GetDiners(locationID)
@@ -56,7 +54,10 @@ func loadPlayers(tx *store.Tx, locationID int64, v *locationPageView) error {
 	case !errors.Is(err, store.ErrNotFound):
 		return err
 	}
-	v.DemoPOS = demoPOSView{Mode: "accept", Modes: demoPOSModes}
+	v.DemoPOS = demoPOSView{Mode: string(sandboxapi.DemoPOSAccept)}
+	for _, m := range sandboxapi.DemoPOSModes() {
+		v.DemoPOS.Modes = append(v.DemoPOS.Modes, string(m))
+	}
 	m, err := tx.GetDemoPOSMode(locationID)
 	switch {
 	case err == nil:

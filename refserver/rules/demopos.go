@@ -27,11 +27,6 @@ const (
 	defaultDemoPOSDelayMs   = 3000
 )
 
-var demoPOSModes = []sandboxapi.DemoPOSMode{
-	sandboxapi.DemoPOSAccept, sandboxapi.DemoPOSReject, sandboxapi.DemoPOSFailThenAccept,
-	sandboxapi.DemoPOSSlow, sandboxapi.DemoPOSOffline,
-}
-
 // CheckDemoPOS checks a demo POS body raw, decoded into req: a 400002
 // naming every failing field (an unknown mode, a count out of range), nil
 // when none fails. A count the mode does not use is checked, then
@@ -40,9 +35,9 @@ func CheckDemoPOS(raw []byte, req *DemoPOSRequest) error {
 	bad := missing(raw, "mode")
 	if req.Mode != nil {
 		if !sandboxapi.DemoPOSMode(*req.Mode).Known() {
-			names := make([]string, len(demoPOSModes))
-			for i, m := range demoPOSModes {
-				names[i] = string(m)
+			var names []string
+			for _, m := range sandboxapi.DemoPOSModes() {
+				names = append(names, string(m))
 			}
 			bad["mode"] = "must be one of " + strings.Join(names, ", ")
 		}

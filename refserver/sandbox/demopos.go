@@ -79,7 +79,7 @@ func (p *DemoPOS) Menus(ctx context.Context) ([]universalpos.Menu, error) {
 	if m.Mode == string(sandboxapi.DemoPOSOffline) {
 		return nil, errors.New(demoPOSOfflineMessage)
 	}
-	return DemoMenus(), nil
+	return p.menus, nil
 }
 
 // CreateOrder implements universalpos.Provider. The order's location's

@@ -15,6 +15,7 @@ import (
 	"github.com/hospo-dev/hospo-go/bills"
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/possync"
+	"github.com/hospo-dev/hospo-go/sandbox"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
@@ -213,16 +214,19 @@ func newBillsReader(ctx context.Context, o options, admin *client.Client, locs [
 	if locID == -1 {
 		locID = locs[0].ID
 	}
+	sb := sandbox.NewService(admin)
 	if key == "" {
-		var err error
-		if key, err = createAPIKey(ctx, admin, locID); err != nil {
-			return nil, err
+		k, err := sb.CreateAPIKey(ctx, []int64{locID})
+		if err != nil {
+			return nil, fmt.Errorf("creating an API key for location %d: %w", locID, err)
 		}
+		key = k.APIKey
 	}
-	now, err := serverClock(ctx, admin)
+	clock, err := sb.Clock(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the server's clock: %w", err)
 	}
+	now := clock.ServerTime.Time
 	c, err := newClient(client.WithAPIKey(key))
 	if err != nil {
 		return nil, err

@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"sync/atomic"
 	"time"
 
 	"github.com/hospo-dev/hospo-go/bills"
-	"github.com/hospo-dev/hospo-go/client"
 )
 
 // billsReader is a reporting vendor: with its API key it lists the closed
@@ -29,30 +26,6 @@ type billsReader struct {
 	serverAt, localAt time.Time
 
 	lists, listed, fetched, failed atomic.Int64
-}
-
-// serverClock reads the sandbox's virtual clock (GET /sandbox/clock).
-func serverClock(ctx context.Context, admin *client.Client) (time.Time, error) {
-	var c struct {
-		ServerTime int64 `json:"serverTime"`
-	}
-	if _, err := admin.Do(ctx, &client.Request{Method: http.MethodGet, Path: "sandbox/clock", Auth: client.AuthAdminKey}, &c); err != nil {
-		return time.Time{}, fmt.Errorf("reading the server's clock: %w", err)
-	}
-	return time.Unix(c.ServerTime, 0), nil
-}
-
-// createAPIKey makes a vendor API key scoped to one location.
-func createAPIKey(ctx context.Context, admin *client.Client, locationID int64) (string, error) {
-	var k struct {
-		APIKey string `json:"apiKey"`
-	}
-	_, err := admin.Do(ctx, &client.Request{Method: http.MethodPost, Path: "sandbox/api-keys", Auth: client.AuthAdminKey,
-		Body: map[string]any{"locationIds": []int64{locationID}}}, &k)
-	if err != nil {
-		return "", fmt.Errorf("creating an API key for location %d: %w", locationID, err)
-	}
-	return k.APIKey, nil
 }
 
 // run lists and fetches until ctx ends.

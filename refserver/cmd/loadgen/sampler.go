@@ -122,9 +122,6 @@ func parseGoroutineTotal(r io.Reader) (int, error) {
 
 // sampler samples the server every interval until stopped.
 type sampler struct {
-	src      sources
-	interval time.Duration
-
 	mu      sync.Mutex
 	samples []sample
 	stop    func()
@@ -134,7 +131,7 @@ type sampler struct {
 // startSampler takes a first sample now and then one every interval.
 func startSampler(ctx context.Context, src sources, interval time.Duration) *sampler {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &sampler{src: src, interval: interval, stop: cancel, done: make(chan struct{})}
+	s := &sampler{stop: cancel, done: make(chan struct{})}
 	start := time.Now()
 	go func() {
 		defer close(s.done)
