@@ -80,12 +80,6 @@ func scanEvent(sc interface{ Scan(...any) error }, e *Event) error {
 	return sc.Scan(&e.Seq, &e.EventID, &e.Type, &e.CreatedAt, &e.LocationID, &e.OwnerKeyID, &e.DataJSON)
 }
 
-// GetEvent returns the event of seq, or ErrNotFound.
-func (tx *Tx) GetEvent(seq int64) (Event, error) {
-	var e Event
-	return e, notFound(scanEvent(tx.queryRow(`SELECT `+eventColumns+` FROM events WHERE seq = ?`, seq), &e))
-}
-
 // FeedQuery selects the events an API key reads from the feed.
 type FeedQuery struct {
 	KeyID int64

@@ -182,20 +182,20 @@ type DeliveryTarget struct {
 }
 
 // GetDeliveryTarget returns a delivery with its webhook and event, or
-// ErrNotFound.
+// ErrNotFound. Every attempt at a delivery reads it, so it is one query.
 func (tx *Tx) GetDeliveryTarget(deliveryID string) (DeliveryTarget, error) {
 	var t DeliveryTarget
-	err := scanDelivery(tx.queryRow(`SELECT `+deliveryColumns+` FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
-		WHERE d.delivery_id = ?`, deliveryID), &t.Delivery)
-	if err != nil {
-		return t, notFound(err)
-	}
-	err = scanWebhook(tx.queryRow(`SELECT `+webhookColumns+` FROM webhooks WHERE webhook_id = ?`, t.WebhookID), &t.Webhook)
-	if err != nil {
-		return t, notFound(err)
-	}
-	t.Event, err = tx.GetEvent(t.EventSeq)
-	return t, err
+	d, w, e := &t.Delivery, &t.Webhook, &t.Event
+	err := tx.queryRow(`SELECT `+deliveryColumns+`,
+		w.webhook_id, w.key_id, w.url, w.events_json, w.description, w.secret_sealed, w.created_at,
+		e.seq, e.event_id, e.type, e.created_at, e.location_id, e.owner_key_id, e.data_json
+		FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq JOIN webhooks w ON w.webhook_id = d.webhook_id
+		WHERE d.delivery_id = ?`, deliveryID).Scan(
+		&d.DeliveryID, &d.WebhookID, &d.EventSeq, &d.EventID, &d.EventType, &d.Status, &d.Attempts,
+		&d.LastStatusCode, &d.LastError, &d.NextAttemptAt, &d.CreatedAt,
+		&w.WebhookID, &w.KeyID, &w.URL, &w.EventsJSON, &w.Description, &w.SecretSealed, &w.CreatedAt,
+		&e.Seq, &e.EventID, &e.Type, &e.CreatedAt, &e.LocationID, &e.OwnerKeyID, &e.DataJSON)
+	return t, notFound(err)
 }
 
 // DueDeliveries returns up to limit pending deliveries whose next attempt
