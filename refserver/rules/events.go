@@ -38,16 +38,23 @@ func EventEnvelope(e store.Event) events.Event {
 // queues its deliveries to the webhooks subscribed to typ whose API keys
 // see the location.
 func recordEvent(tx *store.Tx, typ events.Type, locationID int64, data any) error {
-	b, err := json.Marshal(data)
-	if err != nil {
-		return fmt.Errorf("event %s: %w", typ, err)
-	}
-	seq, err := tx.InsertEvent(store.Event{EventID: newEventID(), Type: string(typ), LocationID: &locationID, DataJSON: string(b)})
+	seq, err := insertEvent(tx, store.Event{Type: string(typ), LocationID: &locationID}, data)
 	if err != nil {
 		return err
 	}
 	_, err = tx.QueueDeliveries(seq, string(typ), locationID)
 	return err
+}
+
+// insertEvent stores e, of Type and LocationID or OwnerKeyID, with a new
+// id and data as its JSON, and returns its seq.
+func insertEvent(tx *store.Tx, e store.Event, data any) (int64, error) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return 0, fmt.Errorf("event %s: %w", e.Type, err)
+	}
+	e.EventID, e.DataJSON = newEventID(), string(b)
+	return tx.InsertEvent(e)
 }
 
 // newEventID returns a new event id: "evt_" and 24 random hex digits.

@@ -110,11 +110,7 @@ func PingWebhook(tx *store.Tx, keyID int64, webhookID string) error {
 	if _, err := tx.GetWebhook(keyID, webhookID); err != nil {
 		return notFound(err, "Webhook")
 	}
-	b, err := json.Marshal(events.Ping{WebhookID: webhookID})
-	if err != nil {
-		return err
-	}
-	seq, err := tx.InsertEvent(store.Event{EventID: newEventID(), Type: string(events.TypePing), OwnerKeyID: &keyID, DataJSON: string(b)})
+	seq, err := insertEvent(tx, store.Event{Type: string(events.TypePing), OwnerKeyID: &keyID}, events.Ping{WebhookID: webhookID})
 	if err != nil {
 		return err
 	}
