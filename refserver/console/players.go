@@ -54,16 +54,13 @@ func loadPlayers(tx *store.Tx, locationID int64, v *locationPageView) error {
 	case !errors.Is(err, store.ErrNotFound):
 		return err
 	}
-	v.DemoPOS = demoPOSView{Mode: string(sandboxapi.DemoPOSAccept)}
+	m, err := tx.GetDemoPOSMode(locationID)
+	if err != nil {
+		return err
+	}
+	v.DemoPOS = demoPOSView{Mode: m.Mode, FailCount: m.FailCount, FailuresLeft: m.FailuresLeft, DelayMs: m.DelayMs}
 	for _, m := range sandboxapi.DemoPOSModes() {
 		v.DemoPOS.Modes = append(v.DemoPOS.Modes, string(m))
-	}
-	m, err := tx.GetDemoPOSMode(locationID)
-	switch {
-	case err == nil:
-		v.DemoPOS.Mode, v.DemoPOS.FailCount, v.DemoPOS.FailuresLeft, v.DemoPOS.DelayMs = m.Mode, m.FailCount, m.FailuresLeft, m.DelayMs
-	case !errors.Is(err, store.ErrNotFound):
-		return err
 	}
 	return nil
 }

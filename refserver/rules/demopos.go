@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -92,9 +91,6 @@ func GetDemoPOS(tx *store.Tx, locationID int64) (sandboxapi.DemoPOS, error) {
 		return sandboxapi.DemoPOS{}, notFound(err, "Location")
 	}
 	m, err := tx.GetDemoPOSMode(locationID)
-	if errors.Is(err, store.ErrNotFound) {
-		return sandboxapi.DemoPOS{LocationID: locationID, Mode: sandboxapi.DemoPOSAccept}, nil
-	}
 	if err != nil {
 		return sandboxapi.DemoPOS{}, err
 	}

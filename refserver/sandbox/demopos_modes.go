@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -65,9 +64,6 @@ func (p *DemoPOS) mode(ctx context.Context, locationID int64) (store.DemoPOSMode
 		m, err = tx.GetDemoPOSMode(locationID)
 		return err
 	})
-	if errors.Is(err, store.ErrNotFound) {
-		return accept, nil
-	}
 	if err != nil {
 		return store.DemoPOSMode{}, err
 	}

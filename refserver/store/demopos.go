@@ -1,6 +1,12 @@
 package store
 
-import "fmt"
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+
+	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+)
 
 // DemoPOSMode is how the demo universal POS behaves for a location (a row
 // of demo_pos_modes).
@@ -27,14 +33,18 @@ func (tx *Tx) PutDemoPOSMode(m DemoPOSMode) error {
 	return nil
 }
 
-// GetDemoPOSMode returns a location's demo POS mode, or ErrNotFound when
-// none was set (the demo POS then accepts every order).
+// GetDemoPOSMode returns a location's demo POS mode. A location whose mode
+// was never set has the default one, accept: the demo POS accepts every
+// order.
 func (tx *Tx) GetDemoPOSMode(locationID int64) (DemoPOSMode, error) {
-	var m DemoPOSMode
+	m := DemoPOSMode{LocationID: locationID, Mode: string(sandboxapi.DemoPOSAccept)}
 	err := tx.queryRow(`SELECT location_id, mode, fail_count, failures_left, delay_ms, updated_at
 		FROM demo_pos_modes WHERE location_id = ?`, locationID).
 		Scan(&m.LocationID, &m.Mode, &m.FailCount, &m.FailuresLeft, &m.DelayMs, &m.UpdatedAt)
-	return m, notFound(err)
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, nil
+	}
+	return m, err
 }
 
 // TakeDemoPOSFailure spends one of the failures a fail-then-accept mode
