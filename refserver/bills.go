@@ -89,9 +89,9 @@ type closedRange struct{ from, to int64 }
 // lastUpdated is whole seconds, so a fractional from is rounded up and a
 // fractional to down: the result holds exactly the seconds in [from, to].
 func parseClosedRange(rawQuery string) (closedRange, *api.Error) {
-	q, err := url.ParseQuery(rawQuery)
+	q, err := parseQuery(rawQuery)
 	if err != nil {
-		return closedRange{}, apiErrMsg(client.CodeInvalidQuery, "The query string is not valid URL encoding.")
+		return closedRange{}, err
 	}
 	from, aerr := queryTime(q, "from")
 	if aerr != nil {
@@ -146,9 +146,9 @@ func queryTime(q url.Values, name string) (time.Time, *api.Error) {
 // element of a list ("bill.items,,bill.staff") is refused like any other
 // unknown scope, since it is most likely a scope lost on the way.
 func parseBillScopes(rawQuery string) (rules.BillScopes, *api.Error) {
-	q, err := url.ParseQuery(rawQuery)
+	q, err := parseQuery(rawQuery)
 	if err != nil {
-		return rules.BillScopes{}, apiErrMsg(client.CodeInvalidQuery, "The query string is not valid URL encoding.")
+		return rules.BillScopes{}, err
 	}
 	var sc rules.BillScopes
 	for _, v := range q["scope"] {

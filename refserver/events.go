@@ -2,7 +2,6 @@ package refserver
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -24,9 +23,9 @@ type feedResponse struct {
 // event, and reads again, until the wait is over. While it waits it holds
 // no database connection and never the writer.
 func (s *Server) handleEventFeed(w http.ResponseWriter, r *http.Request) {
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		s.api.Error(w, r, apiErrMsg(client.CodeInvalidQuery, "The query string is not valid URL encoding."))
+	q, perr := parseQuery(r.URL.RawQuery)
+	if perr != nil {
+		s.api.Error(w, r, perr)
 		return
 	}
 	req := rules.FeedRequest{After: q.Get("after")}

@@ -101,9 +101,9 @@ func (s *Server) handlePingWebhook(_ http.ResponseWriter, r *http.Request) (api.
 // /v1/webhooks/{webhookId}/deliveries?status=&limit=
 // (rules.ListDeliveries).
 func (s *Server) handleListDeliveries(w http.ResponseWriter, r *http.Request) {
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		s.api.Error(w, r, apiErrMsg(client.CodeInvalidQuery, "The query string is not valid URL encoding."))
+	q, perr := parseQuery(r.URL.RawQuery)
+	if perr != nil {
+		s.api.Error(w, r, perr)
 		return
 	}
 	status := events.DeliveryStatus(q.Get("status"))
@@ -117,7 +117,7 @@ func (s *Server) handleListDeliveries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var out deliveryListResponse
-	err = s.db.Read(r.Context(), func(tx *store.Tx) (err error) {
+	err := s.db.Read(r.Context(), func(tx *store.Tx) (err error) {
 		out.Deliveries, err = rules.ListDeliveries(tx, api.RequestFrom(r.Context()).Principal().KeyID,
 			chi.URLParam(r, "webhookId"), status, limit)
 		return err
@@ -142,6 +142,16 @@ func (s *Server) handleRedeliver(_ http.ResponseWriter, r *http.Request) (api.Wr
 		tx.AfterCommit(s.webhooks.Wake)
 		return accepted{}, nil
 	}, nil
+}
+
+// parseQuery parses a raw query string; one that is not valid URL
+// encoding is a 400003.
+func parseQuery(raw string) (url.Values, *api.Error) {
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return nil, apiErrMsg(client.CodeInvalidQuery, "The query string is not valid URL encoding.")
+	}
+	return q, nil
 }
 
 // queryInt reads the integer query parameter name in [lo, hi], def when it

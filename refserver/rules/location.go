@@ -14,6 +14,10 @@ import (
 // to count as online: the 5-minute heartbeat interval plus a minute of grace.
 const POSOnlineWindow = 6 * time.Minute
 
+// posOnlineSeconds is POSOnlineWindow in the whole seconds heartbeats are
+// stored in.
+const posOnlineSeconds = int64(POSOnlineWindow / time.Second)
+
 // GetLocation returns the location object of GET /v1/location/{id}
 // (404001 for an unknown id); the bills' table.location scope shows the
 // same object. posStatus is online while the POS's last heartbeat is at
@@ -68,7 +72,7 @@ type offlineContext struct {
 // heartbeat at lastHeartbeat (Unix seconds; nil for never).
 func locationOffline(lastHeartbeat *int64) *api.Error {
 	e := api.Err(client.CodeLocationOffline)
-	e.ContextData = offlineContext{LastHeartbeat: lastHeartbeat, OfflineAfterSeconds: int64(POSOnlineWindow / time.Second)}
+	e.ContextData = offlineContext{LastHeartbeat: lastHeartbeat, OfflineAfterSeconds: posOnlineSeconds}
 	return e
 }
 
@@ -76,7 +80,7 @@ func locationOffline(lastHeartbeat *int64) *api.Error {
 // counts the location as online at now: at most POSOnlineWindow ago (a
 // heartbeat "from the future", after the virtual clock was moved, counts).
 func heartbeatFresh(hb, now int64) bool {
-	return now-hb <= int64(POSOnlineWindow.Seconds())
+	return now-hb <= posOnlineSeconds
 }
 
 // notFound turns store.ErrNotFound into the 404001 of kind (see

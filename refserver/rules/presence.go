@@ -58,7 +58,7 @@ func goOffline(tx *store.Tx, p store.Presence) error {
 // online but whose last heartbeat is older than POSOnlineWindow, each with
 // its location.offline event, and returns how many it did.
 func MarkStaleOffline(tx *store.Tx, limit int) (int, error) {
-	stale, err := tx.StalePresences(tx.Unix()-int64(POSOnlineWindow/time.Second), limit)
+	stale, err := tx.StalePresences(tx.Unix()-posOnlineSeconds, limit)
 	if err != nil {
 		return 0, err
 	}
@@ -79,5 +79,5 @@ func NextOffline(tx *store.Tx) (at time.Time, ok bool, err error) {
 		return time.Time{}, false, err
 	}
 	// Stale once now - hb > the window, in whole seconds.
-	return time.Unix(hb+int64(POSOnlineWindow/time.Second)+1, 0), true, nil
+	return time.Unix(hb+posOnlineSeconds+1, 0), true, nil
 }
