@@ -77,8 +77,9 @@ func (t *Telemetry) Middleware(next http.Handler) http.Handler {
 		start := time.Now()
 		method := attribute.String("http.request.method", r.Method)
 		if t.active != nil {
-			t.active.Add(ctx, 1, metric.WithAttributes(method))
-			defer t.active.Add(ctx, -1, metric.WithAttributes(method))
+			byMethod := metric.WithAttributes(method)
+			t.active.Add(ctx, 1, byMethod)
+			defer t.active.Add(ctx, -1, byMethod)
 		}
 		var span trace.Span
 		if t.tracer != nil {
@@ -103,8 +104,7 @@ func (t *Telemetry) Middleware(next http.Handler) http.Handler {
 				if route != "-" {
 					span.SetName(r.Method + " " + route)
 				}
-				span.SetAttributes(attrs...)
-				span.SetAttributes(attribute.String("hospo.request_id", id))
+				span.SetAttributes(append(attrs, attribute.String("hospo.request_id", id))...)
 				if status >= 500 {
 					span.SetStatus(codes.Error, strconv.Itoa(status))
 				}

@@ -161,12 +161,20 @@ func addHistogram[N int64 | float64](f *family, pts []metricdata.HistogramDataPo
 // sortedPoints orders points by their attributes, so that a scrape lists
 // series in a stable order.
 func sortedPoints[P any](pts []P, attrs func(P) attribute.Set) []P {
-	out := slices.Clone(pts)
-	key := func(p P) string {
-		set := attrs(p)
-		return set.Encoded(attribute.DefaultEncoder())
+	type keyed struct {
+		key string
+		p   P
 	}
-	slices.SortFunc(out, func(a, b P) int { return cmp.Compare(key(a), key(b)) })
+	ks := make([]keyed, len(pts))
+	for i, p := range pts {
+		set := attrs(p)
+		ks[i] = keyed{set.Encoded(attribute.DefaultEncoder()), p}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
+	out := make([]P, len(ks))
+	for i, k := range ks {
+		out[i] = k.p
+	}
 	return out
 }
 
