@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +48,7 @@ type options struct {
 	metricsPublic     bool
 	adminHosts        []string
 	timeouts          timeouts
+	version           bool
 }
 
 // timeouts bound how long a connection of either listener may hold the
@@ -72,7 +74,9 @@ func newHTTPServer(h http.Handler, t timeouts, errLog *log.Logger) *http.Server 
 	}
 }
 
-func parseFlags(args []string, stderr io.Writer) (options, error) {
+// parseFlags reads the command line, then the environment (through lookup)
+// for the flags the command line left alone.
+func parseFlags(args []string, stderr io.Writer, lookup func(string) (string, bool)) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("refserver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -106,11 +110,19 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	// POS (10 s), so that no answer the sandbox means to give is cut off.
 	fs.DurationVar(&o.timeouts.write, "write-timeout", 90*time.Second, "longest time from the end of a request's headers to the end of its response")
 	fs.DurationVar(&o.timeouts.idle, "idle-timeout", 60*time.Second, "how long a keep-alive connection may wait for its next request")
+	fs.BoolVar(&o.version, "version", false, "print the version, commit and Go version, and exit")
+	fs.Usage = func() { envUsage(fs) }
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if o.version {
+		return o, nil
+	}
+	if err := setFromEnv(fs, lookup); err != nil {
+		return o, err
 	}
 	if o.adminKey == "" {
 		return o, errors.New("-admin-key must not be empty")
@@ -140,8 +152,12 @@ func parseLevel(s string) (slog.Level, error) {
 // (up to shutdownTimeout), the workers stop and the database is closed.
 // ready, when not nil, is called with the bound addresses once serving.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready func(httpAddr, tlsAddr string)) error {
-	o, err := parseFlags(args, stderr)
+	o, err := parseFlags(args, stderr, os.LookupEnv)
 	if err != nil {
+		return err
+	}
+	if o.version {
+		_, err := fmt.Fprintln(stdout, versionLine())
 		return err
 	}
 	level, err := parseLevel(o.logLevel)
