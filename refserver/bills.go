@@ -20,58 +20,40 @@ import (
 // (rules.ListClosedBills). The key's scope is checked before the query, so
 // a key that may not see the location learns nothing from the answers to
 // different queries.
-func (s *Server) handleListClosedBills(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleListClosedBills(r *http.Request) (api.Read, error) {
 	locationID, ok := idParam(r, "locationId")
 	if !ok {
-		s.api.Error(w, r, api.NotFound("Location"))
-		return
+		return nil, api.NotFound("Location")
 	}
 	if !api.RequestFrom(r.Context()).Principal().CanSeeLocation(locationID) {
-		s.api.Error(w, r, apiErrMsg(client.CodeForbidden, "The API key is not scoped to this location."))
-		return
+		return nil, apiErrMsg(client.CodeForbidden, "The API key is not scoped to this location.")
 	}
 	rng, qerr := parseClosedRange(r.URL.RawQuery)
 	if qerr != nil {
-		s.api.Error(w, r, qerr)
-		return
+		return nil, qerr
 	}
-	var out bills.ClosedBillsResponse
-	err := s.db.Read(r.Context(), func(tx *store.Tx) (err error) {
-		out, err = rules.ListClosedBills(tx, locationID, rng.from, rng.to)
-		return err
-	})
-	if err != nil {
-		s.api.Error(w, r, err)
-		return
-	}
-	out.RequestInfo = s.api.Info(r)
-	s.api.JSON(w, r, http.StatusOK, out)
+	return func(tx *store.Tx) (any, error) {
+		out, err := rules.ListClosedBills(tx, locationID, rng.from, rng.to)
+		out.RequestInfo = s.api.Info(r)
+		return out, err
+	}, nil
 }
 
 // handleGetBill serves GET /v3/bill/{billId}?scope= (rules.GetBill).
-func (s *Server) handleGetBill(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleGetBill(r *http.Request) (api.Read, error) {
 	sc, qerr := parseBillScopes(r.URL.RawQuery)
 	if qerr != nil {
-		s.api.Error(w, r, qerr)
-		return
+		return nil, qerr
 	}
 	// chi hands over the raw segment when the path has escapes in it.
 	billID, err := url.PathUnescape(chi.URLParam(r, "billId"))
 	if err != nil {
-		s.api.Error(w, r, api.NotFound("Bill"))
-		return
+		return nil, api.NotFound("Bill")
 	}
-	var out bills.BillResponse
-	err = s.db.Read(r.Context(), func(tx *store.Tx) (err error) {
-		out.Bill, err = rules.GetBill(tx, api.RequestFrom(r.Context()).Principal(), billID, sc)
-		return err
-	})
-	if err != nil {
-		s.api.Error(w, r, err)
-		return
-	}
-	out.RequestInfo = s.api.Info(r)
-	s.api.JSON(w, r, http.StatusOK, out)
+	return func(tx *store.Tx) (any, error) {
+		b, err := rules.GetBill(tx, api.RequestFrom(r.Context()).Principal(), billID, sc)
+		return bills.BillResponse{Bill: b, RequestInfo: s.api.Info(r)}, err
+	}, nil
 }
 
 // closedRange is a validated from/to of the closed-bills list in Unix

@@ -26,12 +26,17 @@
 //
 // To add an endpoint: write its rule in package rules, a function on a
 // *store.Tx and the SDK's types, tested there without HTTP. Its handler, in
-// its area's file, decodes, calls the rule and encodes: a GET runs it in
-// s.db.Read and answers with s.api.JSON (errors with s.api.Error); a POST
-// is an api.WriteHandler that decodes with api.Decode, checks the body and
+// its area's file, decodes, calls the rule and encodes, in one of two
+// shapes. A GET is an api.ReadHandler: it checks the path and query and
+// returns the api.Read that runs the rule in a read transaction and
+// returns the response (its requestInfo from s.api.Info), which is sent as
+// JSON, or streamed when it is an api.Stream. A POST is an
+// api.WriteHandler that decodes with api.Decode, checks the body and
 // returns the api.Write that runs the rule in the write transaction.
+// Either returns an error, rendered by the one error renderer, instead.
 // Register it in routes.go in the group of its credential (the group's
-// guard makes the request record, read with api.RequestFrom), a POST with
-// s.writes.Post so that it is idempotent. Add it to the OpenAPI document;
-// TestRouteTable checks that it is guarded and, if a POST, idempotent.
+// guard makes the request record, read with api.RequestFrom): a GET with
+// s.reads.Get, a POST with s.writes.Post so that it is idempotent. Add it
+// to the OpenAPI document; TestRouteTable checks that it is guarded and
+// registered the right way.
 package refserver

@@ -19,20 +19,13 @@ type locationResponse struct {
 // handleGetLocation serves GET /v1/location/{locationId}
 // (rules.GetLocation): the location's public details, needing no
 // credential.
-func (s *Server) handleGetLocation(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleGetLocation(r *http.Request) (api.Read, error) {
 	id, ok := idParam(r, "locationId")
 	if !ok {
-		s.api.Error(w, r, api.NotFound("Location"))
-		return
+		return nil, api.NotFound("Location")
 	}
-	var loc wallet.Location
-	err := s.db.Read(r.Context(), func(tx *store.Tx) (err error) {
-		loc, err = rules.GetLocation(tx, id)
-		return err
-	})
-	if err != nil {
-		s.api.Error(w, r, err)
-		return
-	}
-	s.api.JSON(w, r, http.StatusOK, locationResponse{Location: loc, RequestInfo: s.api.Info(r)})
+	return func(tx *store.Tx) (any, error) {
+		loc, err := rules.GetLocation(tx, id)
+		return locationResponse{Location: loc, RequestInfo: s.api.Info(r)}, err
+	}, nil
 }

@@ -30,17 +30,11 @@ func (s *Server) handleCreateOrder(_ http.ResponseWriter, r *http.Request) (api.
 }
 
 // handleGetOrder serves GET /ordering/v3/order/{orderId} (rules.GetOrder).
-func (s *Server) handleGetOrder(w http.ResponseWriter, r *http.Request) {
-	var o fulfillment.Order
-	err := s.db.Read(r.Context(), func(tx *store.Tx) (err error) {
-		o, err = rules.GetOrder(tx, api.RequestFrom(r.Context()).Principal().UserID, chi.URLParam(r, "orderId"))
-		return err
-	})
-	if err != nil {
-		s.api.Error(w, r, err)
-		return
-	}
-	s.api.JSON(w, r, http.StatusOK, fulfillment.OrderResponse{Order: o, RequestInfo: s.api.Info(r)})
+func (s *Server) handleGetOrder(r *http.Request) (api.Read, error) {
+	return func(tx *store.Tx) (any, error) {
+		o, err := rules.GetOrder(tx, api.RequestFrom(r.Context()).Principal().UserID, chi.URLParam(r, "orderId"))
+		return fulfillment.OrderResponse{Order: o, RequestInfo: s.api.Info(r)}, err
+	}, nil
 }
 
 // handleSetFulfillment serves the four POST

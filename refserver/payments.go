@@ -37,20 +37,13 @@ func (s *Server) handleCreatePayment(_ http.ResponseWriter, r *http.Request) (ap
 }
 
 // handleGetPayment serves GET /payments/v1/payment/{paymentId} (rules.GetPayment).
-func (s *Server) handleGetPayment(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleGetPayment(r *http.Request) (api.Read, error) {
 	id, ok := idParam(r, "paymentId")
 	if !ok {
-		s.api.Error(w, r, api.NotFound("Payment"))
-		return
+		return nil, api.NotFound("Payment")
 	}
-	var p wallet.Payment
-	err := s.db.Read(r.Context(), func(tx *store.Tx) (err error) {
-		p, err = rules.GetPayment(tx, api.RequestFrom(r.Context()).Principal().UserID, id)
-		return err
-	})
-	if err != nil {
-		s.api.Error(w, r, err)
-		return
-	}
-	s.api.JSON(w, r, http.StatusOK, paymentResponse{Payment: p, RequestInfo: s.api.Info(r)})
+	return func(tx *store.Tx) (any, error) {
+		p, err := rules.GetPayment(tx, api.RequestFrom(r.Context()).Principal().UserID, id)
+		return paymentResponse{Payment: p, RequestInfo: s.api.Info(r)}, err
+	}, nil
 }

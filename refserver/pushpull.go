@@ -56,33 +56,17 @@ func (s *Server) handleCheckPush(w http.ResponseWriter, r *http.Request) (api.Wr
 	}, nil
 }
 
-// handlePaymentsPoll lists the location's payments not yet accepted, oldest
-// first, keyed by check number: GET /v1/pos/push-pull/payments/{locationId}.
-func (s *Server) handlePaymentsPoll(w http.ResponseWriter, r *http.Request) {
+// handlePaymentsPoll serves GET /v1/pos/push-pull/payments/{locationId}
+// (rules.PendingPayments).
+func (s *Server) handlePaymentsPoll(r *http.Request) (api.Read, error) {
 	loc, err := posLocation(r)
 	if err != nil {
-		s.api.Error(w, r, err)
-		return
+		return nil, err
 	}
-	var pending []store.PendingPayment
-	err = s.db.Read(r.Context(), func(tx *store.Tx) error {
-		var err error
-		pending, err = tx.PendingPayments(loc)
-		return err
-	})
-	if err != nil {
-		s.api.Error(w, r, err)
-		return
-	}
-	checks := make(map[int64][]possync.PaymentNotification)
-	for _, p := range pending {
-		checks[p.CheckNumber] = append(checks[p.CheckNumber], possync.PaymentNotification{
-			PaymentID:    p.PaymentID,
-			PaymentExTip: client.MoneyFromCents(p.Amount),
-			Tip:          client.MoneyFromCents(p.Tip),
-		})
-	}
-	s.api.JSON(w, r, http.StatusOK, possync.PaymentsResponse{Checks: checks, RequestInfo: s.api.Info(r)})
+	return func(tx *store.Tx) (any, error) {
+		checks, err := rules.PendingPayments(tx, loc)
+		return possync.PaymentsResponse{Checks: checks, RequestInfo: s.api.Info(r)}, err
+	}, nil
 }
 
 // handleAcceptPayment serves POST /v1/pos/push-pull/accept-payment

@@ -41,8 +41,9 @@ import (
 //     is never throttled by the limits under test. The console answers
 //     under the same host names.
 //
-// Inside each group a credential guard makes the request record, and every
-// POST that changes state is registered through s.writes.
+// Inside each group a credential guard makes the request record; every GET
+// that reads state is registered through s.reads, and every POST that
+// changes state through s.writes.
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
 	j := journal.New(s.cfg.JournalSize)
@@ -71,39 +72,39 @@ func (s *Server) routes() http.Handler {
 			r.Use(s.guards.Public)
 			r.Get("/openapi.json", serveStatic("application/json", openapi.Spec()))
 			r.Get("/universal-pos/openapi.json", serveStatic("application/json", openapi.UniversalPOSSpec()))
-			r.Get("/v1/location/{locationId}", s.handleGetLocation)
-			r.Get("/v2/location/{id}/menu", s.handleLocationMenu)
+			s.reads.Get(r, "/v1/location/{locationId}", s.handleGetLocation)
+			s.reads.Get(r, "/v2/location/{id}/menu", s.handleLocationMenu)
 		})
 		// Users: wallet, payments, orders.
 		r.Group(func(r chi.Router) {
 			r.Use(s.guards.User)
-			r.Get("/v1/user/me", s.handleGetUser)
+			s.reads.Get(r, "/v1/user/me", s.handleGetUser)
 			s.writes.Post(r, "/v3/user/me/wallet/card/insert", http.StatusOK, s.handleCardInsert)
 			r.Get("/v2/payment/providerD/keys", s.handleProviderDKeys)
 			s.writes.Post(r, "/payments/v1/payment", http.StatusCreated, s.handleCreatePayment)
-			r.Get("/payments/v1/payment/{paymentId}", s.handleGetPayment)
+			s.reads.Get(r, "/payments/v1/payment/{paymentId}", s.handleGetPayment)
 			s.writes.Post(r, "/ordering/v3/order", http.StatusCreated, s.handleCreateOrder)
-			r.Get("/ordering/v3/order/{orderId}", s.handleGetOrder)
+			s.reads.Get(r, "/ordering/v3/order/{orderId}", s.handleGetOrder)
 			s.writes.Post(r, "/ordering/v3/order/{orderId}/fulfillment-type/{method}", http.StatusAccepted, s.handleSetFulfillment)
 		})
 		// POSes: push-pull.
 		r.Group(func(r chi.Router) {
 			r.Use(s.guards.POS)
 			s.writes.Post(r, "/v1/pos/push-pull/check", http.StatusOK, s.handleCheckPush)
-			r.Get("/v1/pos/push-pull/payments/{locationId}", s.handlePaymentsPoll)
+			s.reads.Get(r, "/v1/pos/push-pull/payments/{locationId}", s.handlePaymentsPoll)
 			s.writes.Post(r, "/v1/pos/push-pull/accept-payment", http.StatusOK, s.handleAcceptPayment)
 			s.writes.Post(r, "/v1/pos/push-pull/heartbeat/{locationId}", http.StatusOK, s.handleHeartbeat)
 		})
 		// Vendors: bills, webhooks and the event feed.
 		r.Group(func(r chi.Router) {
 			r.Use(s.guards.APIKey)
-			r.Get("/v3/location/{locationId}/bills/closed", s.handleListClosedBills)
-			r.Get("/v3/bill/{billId}", s.handleGetBill)
+			s.reads.Get(r, "/v3/location/{locationId}/bills/closed", s.handleListClosedBills)
+			s.reads.Get(r, "/v3/bill/{billId}", s.handleGetBill)
 			s.writes.Post(r, "/v1/webhooks", http.StatusCreated, s.handleCreateWebhook)
-			r.Get("/v1/webhooks", s.handleListWebhooks)
+			s.reads.Get(r, "/v1/webhooks", s.handleListWebhooks)
 			r.Delete("/v1/webhooks/{webhookId}", s.handleDeleteWebhook)
 			s.writes.Post(r, "/v1/webhooks/{webhookId}/ping", http.StatusAccepted, s.handlePingWebhook)
-			r.Get("/v1/webhooks/{webhookId}/deliveries", s.handleListDeliveries)
+			s.reads.Get(r, "/v1/webhooks/{webhookId}/deliveries", s.handleListDeliveries)
 			s.writes.Post(r, "/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", http.StatusAccepted, s.handleRedeliver)
 			r.Get("/v1/events", s.handleEventFeed)
 		})
@@ -129,28 +130,28 @@ func (s *Server) routes() http.Handler {
 	// The sandbox admin API (contract.md section 6). s.admin holds the same
 	// routes alone, to tell a path of the admin API from the rest.
 	admin := func(r chi.Router) {
-		r.Get("/sandbox/fixtures", sb.handleFixtures)
+		s.reads.Get(r, "/sandbox/fixtures", sb.handleFixtures)
 		s.writes.Post(r, "/sandbox/users", http.StatusCreated, sb.handleCreateUser)
 		s.writes.Post(r, "/sandbox/locations", http.StatusCreated, sb.handleCreateLocation)
 		s.writes.Post(r, "/sandbox/api-keys", http.StatusCreated, sb.handleCreateAPIKey)
 		s.writes.Post(r, "/sandbox/cards/{cardId}/status", http.StatusOK, sb.handleSetCardStatus)
-		r.Get("/sandbox/clock", sb.handleGetClock)
+		s.reads.Get(r, "/sandbox/clock", sb.handleGetClock)
 		s.writes.Post(r, "/sandbox/clock", http.StatusOK, sb.handleAdvanceClock)
 		s.writes.Post(r, "/sandbox/reset", http.StatusOK, sb.handleReset)
-		r.Get("/sandbox/faults", sb.handleListFaults)
+		s.reads.Get(r, "/sandbox/faults", sb.handleListFaults)
 		s.writes.Post(r, "/sandbox/faults", http.StatusCreated, sb.handleAddFault)
 		r.Delete("/sandbox/faults", sb.handleClearFaults)
 		s.writes.Post(r, "/sandbox/snapshots", http.StatusCreated, sb.handleCreateSnapshot)
-		r.Get("/sandbox/snapshots", sb.handleListSnapshots)
+		s.reads.Get(r, "/sandbox/snapshots", sb.handleListSnapshots)
 		s.writes.Post(r, "/sandbox/snapshots/{snapshotId}/restore", http.StatusOK, sb.handleRestoreSnapshot)
 		r.Delete("/sandbox/snapshots/{snapshotId}", sb.handleDeleteSnapshot)
 		// The sandbox plays the other side (contract.md section 9).
 		s.writes.Post(r, "/sandbox/locations/{locationId}/checks/{checkNumber}/payments", http.StatusCreated, sb.handlePayCheck)
 		r.Method(http.MethodPut, "/sandbox/locations/{locationId}/diners", s.writes.Handler(http.StatusOK, sb.handleSetDiners))
-		r.Get("/sandbox/locations/{locationId}/diners", sb.handleGetDiners)
+		s.reads.Get(r, "/sandbox/locations/{locationId}/diners", sb.handleGetDiners)
 		r.Delete("/sandbox/locations/{locationId}/diners", sb.handleStopDiners)
 		r.Method(http.MethodPut, "/sandbox/locations/{locationId}/demo-pos", s.writes.Handler(http.StatusOK, sb.handleSetDemoPOS))
-		r.Get("/sandbox/locations/{locationId}/demo-pos", sb.handleGetDemoPOS)
+		s.reads.Get(r, "/sandbox/locations/{locationId}/demo-pos", sb.handleGetDemoPOS)
 		s.writes.Post(r, "/sandbox/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", http.StatusAccepted, sb.handleRedeliver)
 		r.Get(journal.Path, journal.Handler(s.api, j))
 	}

@@ -35,8 +35,22 @@ var notIdempotentPOSTs = map[string]string{
 	"POST /sandbox/providerD/tokenise": "the provider's side; a stored request hash of card data could be brute-forced",
 }
 
+// notReadGETs are the GET routes that are not registered through api.Reads,
+// each with why.
+var notReadGETs = map[string]string{
+	"GET /":                             "a static page",
+	"GET /openapi.json":                 "a static document",
+	"GET /universal-pos/openapi.json":   "a static document",
+	"GET /sandbox/ca.pem":               "a static document",
+	"GET /sandbox/providerB/public-key": "makes the provider's key on first use",
+	"GET /v2/payment/providerD/keys":    "takes a key from the pool and stores it: a write",
+	"GET /v1/events":                    "reads again after waiting for a new event",
+	"GET /sandbox/requests":             "the request journal, in memory",
+}
+
 // TestRouteTable walks the router's route table: every POST runs through
-// api.Writes (idempotent replay and the write transaction), and every route
+// api.Writes (idempotent replay and the write transaction), every GET
+// through api.Reads (one read transaction), and every route
 // but the public ones refuses a request without its credential; the admin
 // API refuses every credential but the admin key.
 func TestRouteTable(t *testing.T) {
@@ -75,6 +89,9 @@ func TestRouteTable(t *testing.T) {
 		}
 		if method == http.MethodPost && !api.IsWrite(h) && notIdempotentPOSTs[key] == "" {
 			t.Errorf("%s does not run through api.Writes: register it with s.writes.Post", key)
+		}
+		if method == http.MethodGet && !api.IsRead(h) && notReadGETs[key] == "" {
+			t.Errorf("%s does not run through api.Reads: register it with s.reads.Get", key)
 		}
 		if publicRoutes[key] != "" {
 			return nil

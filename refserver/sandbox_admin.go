@@ -16,18 +16,8 @@ import (
 type sandboxAPI struct{ *Server }
 
 // handleFixtures is GET /sandbox/fixtures: the demo fixture's credentials.
-func (s sandboxAPI) handleFixtures(w http.ResponseWriter, r *http.Request) {
-	var f sandbox.Fixtures
-	err := s.db.Read(r.Context(), func(tx *store.Tx) error {
-		var err error
-		f, err = s.demo.Fixtures(tx)
-		return err
-	})
-	if err != nil {
-		s.api.Error(w, r, err)
-		return
-	}
-	s.api.JSON(w, r, http.StatusOK, f)
+func (s sandboxAPI) handleFixtures(*http.Request) (api.Read, error) {
+	return func(tx *store.Tx) (any, error) { return s.demo.Fixtures(tx) }, nil
 }
 
 // handleCreateUser is POST /sandbox/users (rules.CreateUser). No body is
@@ -76,12 +66,15 @@ type clockResponse struct {
 	OffsetSeconds int64 `json:"offsetSeconds"`
 }
 
-// handleGetClock is GET /sandbox/clock.
-func (s sandboxAPI) handleGetClock(w http.ResponseWriter, r *http.Request) {
-	s.api.JSON(w, r, http.StatusOK, clockResponse{
-		ServerTime:    s.clock.Now().Unix(),
-		OffsetSeconds: int64(s.clock.Offset() / time.Second),
-	})
+// handleGetClock is GET /sandbox/clock. The clock is in memory: the Read
+// only answers.
+func (s sandboxAPI) handleGetClock(*http.Request) (api.Read, error) {
+	return func(*store.Tx) (any, error) {
+		return clockResponse{
+			ServerTime:    s.clock.Now().Unix(),
+			OffsetSeconds: int64(s.clock.Offset() / time.Second),
+		}, nil
+	}, nil
 }
 
 type advanceClockRequest struct {
@@ -161,9 +154,10 @@ type faultsResponse struct {
 	Faults []sandbox.Fault `json:"faults"`
 }
 
-// handleListFaults is GET /sandbox/faults: the active faults.
-func (s sandboxAPI) handleListFaults(w http.ResponseWriter, r *http.Request) {
-	s.api.JSON(w, r, http.StatusOK, faultsResponse{Faults: s.faults.List()})
+// handleListFaults is GET /sandbox/faults: the active faults, which live
+// in memory (the Read only answers).
+func (s sandboxAPI) handleListFaults(*http.Request) (api.Read, error) {
+	return func(*store.Tx) (any, error) { return faultsResponse{Faults: s.faults.List()}, nil }, nil
 }
 
 // handleAddFault is POST /sandbox/faults (rules.NewFault).

@@ -81,8 +81,8 @@ func (s sandboxAPI) handleSetDiners(_ http.ResponseWriter, r *http.Request) (api
 
 // handleGetDiners is GET /sandbox/locations/{locationId}/diners
 // (rules.GetDiners).
-func (s sandboxAPI) handleGetDiners(w http.ResponseWriter, r *http.Request) {
-	s.readLocation(w, r, func(tx *store.Tx, locationID int64) (any, error) {
+func (s sandboxAPI) handleGetDiners(r *http.Request) (api.Read, error) {
+	return readLocation(r, func(tx *store.Tx, locationID int64) (any, error) {
 		return rules.GetDiners(tx, locationID)
 	})
 }
@@ -132,28 +132,18 @@ func (s sandboxAPI) handleSetDemoPOS(_ http.ResponseWriter, r *http.Request) (ap
 
 // handleGetDemoPOS is GET /sandbox/locations/{locationId}/demo-pos
 // (rules.GetDemoPOS).
-func (s sandboxAPI) handleGetDemoPOS(w http.ResponseWriter, r *http.Request) {
-	s.readLocation(w, r, func(tx *store.Tx, locationID int64) (any, error) {
+func (s sandboxAPI) handleGetDemoPOS(r *http.Request) (api.Read, error) {
+	return readLocation(r, func(tx *store.Tx, locationID int64) (any, error) {
 		return rules.GetDemoPOS(tx, locationID)
 	})
 }
 
-// readLocation answers a GET about the location of the path with what
-// rule reads of it.
-func (s sandboxAPI) readLocation(w http.ResponseWriter, r *http.Request, rule func(tx *store.Tx, locationID int64) (any, error)) {
+// readLocation is the Read of a GET about the location of the path,
+// answered with what rule reads of it.
+func readLocation(r *http.Request, rule func(tx *store.Tx, locationID int64) (any, error)) (api.Read, error) {
 	locationID, ok := idParam(r, "locationId")
 	if !ok {
-		s.api.Error(w, r, api.NotFound("Location"))
-		return
+		return nil, api.NotFound("Location")
 	}
-	var v any
-	err := s.db.Read(r.Context(), func(tx *store.Tx) (err error) {
-		v, err = rule(tx, locationID)
-		return err
-	})
-	if err != nil {
-		s.api.Error(w, r, err)
-		return
-	}
-	s.api.JSON(w, r, http.StatusOK, v)
+	return func(tx *store.Tx) (any, error) { return rule(tx, locationID) }, nil
 }

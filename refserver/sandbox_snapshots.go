@@ -41,14 +41,13 @@ type snapshotsResponse struct {
 }
 
 // handleListSnapshots is GET /sandbox/snapshots: every snapshot, oldest
-// first.
-func (s sandboxAPI) handleListSnapshots(w http.ResponseWriter, r *http.Request) {
-	list, err := s.snapshots.List()
-	if err != nil {
-		s.api.Error(w, r, err)
-		return
-	}
-	s.api.JSON(w, r, http.StatusOK, snapshotsResponse{Snapshots: list})
+// first. The snapshots are files beside the database: the Read only
+// answers.
+func (s sandboxAPI) handleListSnapshots(*http.Request) (api.Read, error) {
+	return func(*store.Tx) (any, error) {
+		list, err := s.snapshots.List()
+		return snapshotsResponse{Snapshots: list}, err
+	}, nil
 }
 
 // handleRestoreSnapshot is POST /sandbox/snapshots/{snapshotId}/restore

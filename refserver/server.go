@@ -172,11 +172,13 @@ type Server struct {
 	// looks access tokens up, guards check credentials and make the
 	// request record (the API's guards, which pass an admitted request on
 	// to the in-flight bound and the OpenAPI check; made with the routes),
-	// writes runs every request that changes state.
+	// reads runs every request that reads state and writes every one that
+	// changes it.
 	api    *api.Responder
 	tel    *api.Telemetry // request spans and metrics; see telemetry.go
 	tokens *api.Tokens
 	guards *api.Guards
+	reads  *api.Reads
 	writes *api.Writes
 
 	// adminKeys counts wrong admin keys per client address, for the admin
@@ -297,6 +299,7 @@ func New(cfg Config) (*Server, error) {
 	s.timekeeper = outbound.NewTimekeeper(outbound.TimekeeperConfig{DB: db, Now: s.clock.Now, Logger: cfg.Logger})
 	s.tokens = api.NewTokens(db, s.clock.Now)
 	s.api = api.NewResponder(s.log, s.clock.Now, s.tokens)
+	s.reads = api.NewReads(s.api, db)
 	s.writes = api.NewWrites(s.api, db, s.log, cfg.AdminKey)
 	if err := loadClock(ctx, db, s.clock); err != nil {
 		db.Close()

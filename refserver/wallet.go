@@ -30,25 +30,18 @@ type userResponse struct {
 // handleGetUser serves GET /v1/user/me?scope=wallet (rules.GetWallet).
 // scope may be absent (the wallet is included anyway: it is the only part
 // of the user there is); any other scope is a 400003.
-func (s *Server) handleGetUser(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleGetUser(r *http.Request) (api.Read, error) {
 	for _, sc := range r.URL.Query()["scope"] {
 		for _, part := range strings.Split(sc, ",") {
 			if part != "wallet" {
-				s.api.Error(w, r, apiErrMsg(client.CodeInvalidQuery, "Unknown scope; the one scope is wallet."))
-				return
+				return nil, apiErrMsg(client.CodeInvalidQuery, "Unknown scope; the one scope is wallet.")
 			}
 		}
 	}
-	var u wallet.User
-	err := s.db.Read(r.Context(), func(tx *store.Tx) (err error) {
-		u, err = rules.GetWallet(tx, api.RequestFrom(r.Context()).Principal().UserID)
-		return err
-	})
-	if err != nil {
-		s.api.Error(w, r, err)
-		return
-	}
-	s.api.JSON(w, r, http.StatusOK, userResponse{User: u, RequestInfo: s.api.Info(r)})
+	return func(tx *store.Tx) (any, error) {
+		u, err := rules.GetWallet(tx, api.RequestFrom(r.Context()).Principal().UserID)
+		return userResponse{User: u, RequestInfo: s.api.Info(r)}, err
+	}, nil
 }
 
 // handleCardInsert serves POST /v3/user/me/wallet/card/insert

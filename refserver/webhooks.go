@@ -55,18 +55,11 @@ func (s *Server) handleCreateWebhook(_ http.ResponseWriter, r *http.Request) (ap
 }
 
 // handleListWebhooks serves GET /v1/webhooks (rules.ListWebhooks).
-func (s *Server) handleListWebhooks(w http.ResponseWriter, r *http.Request) {
-	var out webhookListResponse
-	err := s.db.Read(r.Context(), func(tx *store.Tx) (err error) {
-		out.Webhooks, err = rules.ListWebhooks(tx, api.RequestFrom(r.Context()).Principal().KeyID)
-		return err
-	})
-	if err != nil {
-		s.api.Error(w, r, err)
-		return
-	}
-	out.RequestInfo = s.api.Info(r)
-	s.api.JSON(w, r, http.StatusOK, out)
+func (s *Server) handleListWebhooks(r *http.Request) (api.Read, error) {
+	return func(tx *store.Tx) (any, error) {
+		hooks, err := rules.ListWebhooks(tx, api.RequestFrom(r.Context()).Principal().KeyID)
+		return webhookListResponse{Webhooks: hooks, RequestInfo: s.api.Info(r)}, err
+	}, nil
 }
 
 // handleDeleteWebhook serves DELETE /v1/webhooks/{webhookId}
@@ -100,34 +93,24 @@ func (s *Server) handlePingWebhook(_ http.ResponseWriter, r *http.Request) (api.
 // handleListDeliveries serves GET
 // /v1/webhooks/{webhookId}/deliveries?status=&limit=
 // (rules.ListDeliveries).
-func (s *Server) handleListDeliveries(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleListDeliveries(r *http.Request) (api.Read, error) {
 	q, perr := parseQuery(r.URL.RawQuery)
 	if perr != nil {
-		s.api.Error(w, r, perr)
-		return
+		return nil, perr
 	}
 	status := events.DeliveryStatus(q.Get("status"))
 	if status != "" && !slices.Contains(rules.DeliveryStatuses, status) {
-		s.api.Error(w, r, apiErrMsg(client.CodeInvalidQuery, "status must be pending, delivered or failed."))
-		return
+		return nil, apiErrMsg(client.CodeInvalidQuery, "status must be pending, delivered or failed.")
 	}
 	limit, qerr := queryInt(q, "limit", rules.DefaultDeliveriesListed, 1, rules.MaxDeliveriesListed)
 	if qerr != nil {
-		s.api.Error(w, r, qerr)
-		return
+		return nil, qerr
 	}
-	var out deliveryListResponse
-	err := s.db.Read(r.Context(), func(tx *store.Tx) (err error) {
-		out.Deliveries, err = rules.ListDeliveries(tx, api.RequestFrom(r.Context()).Principal().KeyID,
+	return func(tx *store.Tx) (any, error) {
+		list, err := rules.ListDeliveries(tx, api.RequestFrom(r.Context()).Principal().KeyID,
 			chi.URLParam(r, "webhookId"), status, limit)
-		return err
-	})
-	if err != nil {
-		s.api.Error(w, r, err)
-		return
-	}
-	out.RequestInfo = s.api.Info(r)
-	s.api.JSON(w, r, http.StatusOK, out)
+		return deliveryListResponse{Deliveries: list, RequestInfo: s.api.Info(r)}, err
+	}, nil
 }
 
 // handleRedeliver serves POST

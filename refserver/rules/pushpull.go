@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/events"
 	"github.com/hospo-dev/hospo-go/internal/fielderr"
 	"github.com/hospo-dev/hospo-go/possync"
@@ -20,6 +21,26 @@ func CheckAccept(raw []byte, req *possync.AcceptRequest) error {
 		return err
 	}
 	return invalid(&bad)
+}
+
+// PendingPayments lists the location's payments that its POS has not
+// accepted yet, oldest first, keyed by check number (GET
+// /v1/pos/push-pull/payments/{locationId}); the caller has checked that
+// the POS token is the location's.
+func PendingPayments(tx *store.Tx, locationID int64) (map[int64][]possync.PaymentNotification, error) {
+	pending, err := tx.PendingPayments(locationID)
+	if err != nil {
+		return nil, err
+	}
+	checks := make(map[int64][]possync.PaymentNotification)
+	for _, p := range pending {
+		checks[p.CheckNumber] = append(checks[p.CheckNumber], possync.PaymentNotification{
+			PaymentID:    p.PaymentID,
+			PaymentExTip: client.MoneyFromCents(p.Amount),
+			Tip:          client.MoneyFromCents(p.Tip),
+		})
+	}
+	return checks, nil
 }
 
 // AcceptPayment marks a payment of the POS's location accepted (POST

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/store"
@@ -74,5 +75,45 @@ func TestHeartbeat(t *testing.T) {
 	loc, err := run(t, s.db, func(tx *store.Tx) (wallet.Location, error) { return GetLocation(tx, s.loc) })
 	if err != nil || loc.POSStatus != wallet.POSStatusOnline || !loc.LastHeartbeat.Equal(s.clock.Now()) {
 		t.Errorf("location after a heartbeat: %+v, %v", loc, err)
+	}
+}
+
+func TestPendingPayments(t *testing.T) {
+	t.Parallel()
+	s := newScene(t)
+	first := s.pay(t, "1", "0.50")
+	second := s.pay(t, "2", "0")
+	pending := func() map[int64][]possync.PaymentNotification {
+		t.Helper()
+		got, err := run(t, s.db, func(tx *store.Tx) (map[int64][]possync.PaymentNotification, error) {
+			return PendingPayments(tx, s.loc)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	want := map[int64][]possync.PaymentNotification{s.check: {
+		{PaymentID: first.PaymentID, PaymentExTip: client.MustParseMoney("1"), Tip: client.MustParseMoney("0.50")},
+		{PaymentID: second.PaymentID, PaymentExTip: client.MustParseMoney("2"), Tip: client.MustParseMoney("0")},
+	}}
+	if diff := cmp.Diff(want, pending(), exactMoney); diff != "" {
+		t.Errorf("pending, oldest first (-want +got):\n%s", diff)
+	}
+	// An accepted payment is no longer pending; another location has none.
+	if _, err := run(t, s.db, func(tx *store.Tx) (possync.AcceptResult, error) {
+		return AcceptPayment(tx, s.loc, first.PaymentID)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want[s.check] = want[s.check][1:]
+	if diff := cmp.Diff(want, pending(), exactMoney); diff != "" {
+		t.Errorf("pending after accepting the first (-want +got):\n%s", diff)
+	}
+	others, err := run(t, s.db, func(tx *store.Tx) (map[int64][]possync.PaymentNotification, error) {
+		return PendingPayments(tx, s.loc+1)
+	})
+	if err != nil || len(others) != 0 {
+		t.Errorf("another location's pending payments: %v, %v", others, err)
 	}
 }

@@ -12,6 +12,9 @@
 //     changes.
 //   - Responder renders every error body (Error) and JSON body (JSON, with
 //     Info for requestInfo); Decode is how a handler decodes its body.
+//   - Reads runs every request that reads state: the handler's Read in one
+//     read transaction, its value sent as JSON (or streamed, a Stream),
+//     its error rendered.
 //   - Writes runs every request that changes state: Idempotency-Key replay
 //     and 409004, the handler's Write in the write transaction, and the
 //     sealed response stored with it, as one mechanism.
