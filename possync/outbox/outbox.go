@@ -11,8 +11,11 @@
 //		Store:       store, // the agent closes it when Run returns
 //	})
 //
-// It uses github.com/mattn/go-sqlite3, so building it needs cgo; package
-// possync itself does not.
+// Open uses github.com/mattn/go-sqlite3, so it needs cgo and a C compiler.
+// An application that opens its SQLite database itself, with that driver
+// or a cgo-free one (modernc.org/sqlite, github.com/ncruces/go-sqlite3),
+// passes the *sql.DB to New instead; the package then needs no cgo, and
+// neither does package possync.
 package outbox
 
 import (
@@ -22,8 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 
 	"github.com/hospo-dev/hospo-go/possync"
 )
@@ -39,54 +40,55 @@ import (
 type SQLite struct {
 	db       *sql.DB
 	location int64
+	ownsDB   bool // opened by Open, so closed by Close
 }
 
 var _ possync.Store = (*SQLite)(nil)
 
-const schema = `
+// schema is one statement at a time: not every driver runs several in one
+// Exec.
+var schema = []string{`
 CREATE TABLE IF NOT EXISTS outbox (
 	location_id  INTEGER NOT NULL,
 	check_number INTEGER NOT NULL,
 	check_json   TEXT NOT NULL,
 	queued_at    INTEGER NOT NULL, -- Unix nanoseconds of the first undelivered push
 	PRIMARY KEY (location_id, check_number)
-);
+)`, `
 CREATE TABLE IF NOT EXISTS saved_payments (
 	location_id  INTEGER NOT NULL,
 	payment_id   INTEGER NOT NULL,
 	check_number INTEGER NOT NULL,
 	saved_at     INTEGER NOT NULL,
 	PRIMARY KEY (location_id, payment_id)
-);`
+)`}
 
-// openTimeout bounds creating the schema in Open.
-const openTimeout = 30 * time.Second
-
-// Open opens (creating if needed) the outbox file at path for the location
-// whose POS this is. It fails if another agent has the file open.
-func Open(path string, locationID int64) (*SQLite, error) {
-	if path == "" {
-		return nil, errors.New("outbox: empty path")
+// New keeps the outbox of the location whose POS this is in db, a SQLite
+// database the application opened with the driver of its choice, creating
+// the outbox's two tables (outbox, saved_payments) if they are missing.
+// The application keeps db: Close leaves it open.
+//
+// The outbox is as durable as db is configured to be. Open's settings are
+// the ones to copy: journal_mode=WAL and synchronous=FULL, so that a
+// committed write survives a power cut, and one agent per file (two
+// agents sharing one could deliver and save twice).
+func New(ctx context.Context, db *sql.DB, locationID int64) (*SQLite, error) {
+	if db == nil {
+		return nil, errors.New("outbox: nil *sql.DB")
 	}
-	// busy_timeout is short: the only other holder of the lock would be a
-	// second agent, which should fail fast rather than wait.
-	db, err := sql.Open("sqlite3", path+
-		"?_journal_mode=WAL&_synchronous=FULL&_locking_mode=EXCLUSIVE&_busy_timeout=1000&_txlock=immediate")
-	if err != nil {
-		return nil, fmt.Errorf("outbox: open: %w", err)
-	}
-	// One connection: with exclusive locking a second one would be locked
-	// out, and an agent's writes are few and serial anyway.
-	db.SetMaxOpenConns(1)
-	db.SetConnMaxLifetime(0)
-	db.SetConnMaxIdleTime(0)
-	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
-	defer cancel()
-	if _, err := db.ExecContext(ctx, schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("outbox: open %s (is another agent using it?): %w", path, err)
+	if err := createTables(ctx, db); err != nil {
+		return nil, fmt.Errorf("outbox: create tables: %w", err)
 	}
 	return &SQLite{db: db, location: locationID}, nil
+}
+
+func createTables(ctx context.Context, db *sql.DB) error {
+	for _, stmt := range schema {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Load returns the undelivered checks, oldest first, and the ids of the
@@ -206,5 +208,11 @@ func (o *SQLite) DeleteSavedPayment(ctx context.Context, paymentID int64) error 
 	return nil
 }
 
-// Close closes the file; SQLite checkpoints the WAL into it.
-func (o *SQLite) Close() error { return o.db.Close() }
+// Close closes the file that Open opened (SQLite checkpoints the WAL
+// into it); a store made by New leaves the application's *sql.DB open.
+func (o *SQLite) Close() error {
+	if !o.ownsDB {
+		return nil
+	}
+	return o.db.Close()
+}
