@@ -30,7 +30,9 @@ import (
 //     limit (429001 per verified caller, or per client address for a
 //     missing or failed credential), reads the body only of a request it
 //     admits and passes it on to InFlight (at most Config.MaxInFlight
-//     requests at once) and the OpenAPI request check when configured;
+//     requests at once; the event feed takes its place only while it
+//     reads, not while it waits) and the OpenAPI request check when
+//     configured;
 //   - the sandbox's public side (its home page, its certificate, the
 //     payment providers, the demo universal POS): the same without the
 //     OpenAPI check, which is for the API's own routes;
@@ -55,12 +57,16 @@ func (s *Server) routes() http.Handler {
 	}
 	sb := sandboxAPI{s}
 	faults := s.api.Faults(s.faults)
-	inFlight := s.api.InFlight(n, s.cfg.inFlightWait)
+	s.inFlight = s.api.NewInFlight(n, s.cfg.inFlightWait)
+	inFlight := s.inFlight.Middleware
 	guards := api.NewGuards(s.api, s.tokens, s.db, s.cfg.AdminKey).
 		Limit(api.NewRateLimiter(s.cfg.RateLimit, s.cfg.RateBurst, s.clock.Real)).
 		LimitAdminKeys(s.adminKeys)
 	adminHosts := s.api.OnlyHosts(s.adminHosts())
 	s.guards = guards.With(inFlight, s.validate)
+	// The event feed holds a place under the bound only while it reads,
+	// never while it waits for events (events.go).
+	feedGuards := guards.With(s.validate)
 
 	r.Group(func(r chi.Router) {
 		r.Use(faults, s.api.LimitBody, s.api.RequireJSON)
@@ -106,8 +112,8 @@ func (s *Server) routes() http.Handler {
 			s.writes.Post(r, "/v1/webhooks/{webhookId}/ping", http.StatusAccepted, s.handlePingWebhook)
 			s.reads.Get(r, "/v1/webhooks/{webhookId}/deliveries", s.handleListDeliveries)
 			s.writes.Post(r, "/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", http.StatusAccepted, s.handleRedeliver)
-			r.Get("/v1/events", s.handleEventFeed)
 		})
+		r.With(feedGuards.APIKey).Get("/v1/events", s.handleEventFeed)
 		if s.cfg.routeHook != nil {
 			s.cfg.routeHook(s, r)
 		}

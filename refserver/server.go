@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -107,6 +106,13 @@ type Config struct {
 	// stays controllable under load, and neither is a request's injected
 	// latency.
 	MaxInFlight int
+	// MaxFeedWaits bounds the event feed requests (GET /v1/events?wait=)
+	// waiting for events at once, and MaxFeedWaitsPerKey those of one API
+	// key; a request that would wait past either bound is answered 429001
+	// at once. A waiting request holds no place under MaxInFlight. 0 means
+	// DefaultMaxFeedWaits and DefaultMaxFeedWaitsPerKey.
+	MaxFeedWaits       int
+	MaxFeedWaitsPerKey int
 	// TracerProvider, when set, traces every request (a server span named
 	// by its route pattern, continuing the caller's trace from its
 	// headers) and every write transaction. MeterProvider, when set,
@@ -132,6 +138,14 @@ type Config struct {
 // DefaultMaxInFlight is how many API requests are handled at once when
 // Config.MaxInFlight is 0.
 const DefaultMaxInFlight = 256
+
+// The bounds of waiting feed requests when Config.MaxFeedWaits and
+// Config.MaxFeedWaitsPerKey are 0. Each waiting request costs a connection
+// and a goroutine, nothing more.
+const (
+	DefaultMaxFeedWaits       = 1024
+	DefaultMaxFeedWaitsPerKey = 128
+)
 
 // DefaultJournalSize is how many requests the request journal keeps when
 // Config.JournalSize is 0.
@@ -180,6 +194,9 @@ type Server struct {
 	guards *api.Guards
 	reads  *api.Reads
 	writes *api.Writes
+	// inFlight is the bound of Config.MaxInFlight, which the event feed
+	// takes for its reads only (events.go).
+	inFlight *api.InFlight
 
 	// adminKeys counts wrong admin keys per client address, for the admin
 	// API and the console's login alike.
@@ -203,7 +220,8 @@ type Server struct {
 	// stopWaits is closed by StopWaits: long-polling requests answer now.
 	stopWaits     chan struct{}
 	stopWaitsOnce sync.Once
-	feedWaits     atomic.Int64 // feed requests waiting now, for tests
+	// feedWaits bounds the feed requests waiting for events (events.go).
+	feedWaits *feedWaits
 
 	closeOnce sync.Once
 	closeErr  error
@@ -246,6 +264,12 @@ func New(cfg Config) (*Server, error) {
 	setDefault(&cfg.OrderRetryBase, time.Second)
 	setDefault(&cfg.OrderRetryMax, 60*time.Second)
 	setDefault(&cfg.WebhookTimeout, 10*time.Second)
+	if cfg.MaxFeedWaits <= 0 {
+		cfg.MaxFeedWaits = DefaultMaxFeedWaits
+	}
+	if cfg.MaxFeedWaitsPerKey <= 0 {
+		cfg.MaxFeedWaitsPerKey = DefaultMaxFeedWaitsPerKey
+	}
 	if cfg.providerDKeyGen == nil {
 		cfg.providerDKeyGen = sandbox.NewRSAKey
 	}
@@ -258,6 +282,7 @@ func New(cfg Config) (*Server, error) {
 		demo:   sandbox.Demo{AdminKey: cfg.AdminKey, POSURL: cfg.BaseURL + sandbox.DemoPOSPath},
 
 		adminKeys:     api.NewKeyAttempts(adminKeyBurst, adminKeyEvery, cfg.Now),
+		feedWaits:     newFeedWaits(cfg.MaxFeedWaits, cfg.MaxFeedWaitsPerKey),
 		providerDKeys: sandbox.NewKeyPool(providerDKeyPool, cfg.providerDKeyGen),
 	}
 	cert, err := sandbox.LoadOrCreateCertificate(cfg.DBPath, cfg.Now())

@@ -6,7 +6,7 @@ import (
 )
 
 // The statements of events (contract.md section 8): the event log that the
-// feed reads, and the signal that wakes whoever waits for a new event.
+// feed reads, and the waits of feed requests for new events.
 
 // Event is a row of the events table. DataJSON is the event's data object
 // as JSON.
@@ -23,7 +23,7 @@ type Event struct {
 	DataJSON   string
 }
 
-// eventSignal tells waiters that events were committed: each waiter takes
+// eventSignal tells waiters that deliveries were queued: each waiter takes
 // the current channel, which the next commit with events closes and
 // replaces. Nobody waits holding a connection or the writer.
 type eventSignal struct {
@@ -49,28 +49,24 @@ func (s *eventSignal) notify() {
 	}
 }
 
-// EventSignal returns a channel that is closed once a transaction that
-// recorded an event (InsertEvent) has committed after this call. Take it
-// before reading, then wait on it: an event committed in between is never
-// missed.
-func (db *DB) EventSignal() <-chan struct{} { return db.events.wait() }
-
-// DeliverySignal is EventSignal for transactions that queued webhook
-// deliveries (QueueDeliveries, QueueDelivery): most events have no webhook
-// subscribed, and waking the dispatcher for them costs it a look at the
-// queue for nothing.
+// DeliverySignal returns a channel that is closed once a transaction that
+// queued webhook deliveries (QueueDeliveries, QueueDelivery) has committed
+// after this call. Take it before looking at the queue, then wait on it:
+// deliveries queued in between are never missed. Most events have no
+// webhook subscribed, and waking the dispatcher for them would cost it a
+// look at the queue for nothing.
 func (db *DB) DeliverySignal() <-chan struct{} { return db.deliveries.wait() }
 
 // InsertEvent records e (EventID, Type, LocationID or OwnerKeyID, DataJSON)
-// at the transaction's time and returns its seq. Waiters on EventSignal are
-// told once the transaction commits.
+// at the transaction's time and returns its seq. The feed waits it can
+// match (WaitForEvents) are told once the transaction commits.
 func (tx *Tx) InsertEvent(e Event) (int64, error) {
 	res, err := tx.exec(`INSERT INTO events (event_id, type, location_id, owner_key_id, created_at, data_json)
 		VALUES (?, ?, ?, ?, ?, ?)`, e.EventID, e.Type, e.LocationID, e.OwnerKeyID, tx.Unix(), e.DataJSON)
 	if err != nil {
 		return 0, fmt.Errorf("insert event: %w", err)
 	}
-	tx.AfterCommit(tx.db.events.notify)
+	tx.AfterCommit(func() { tx.db.feed.notify(e.Type, e.LocationID, e.OwnerKeyID) })
 	return res.LastInsertId()
 }
 

@@ -42,7 +42,7 @@ type DB struct {
 	writeS *stmtCache
 	readS  *stmtCache // == writeS when read == write
 	tokens tokenCache
-	events eventSignal // closed by each commit that recorded events; see events.go
+	feed   feedWaiters // the feed requests waiting for events; see feedwait.go
 	// deliveries is closed by each commit that queued webhook deliveries.
 	deliveries eventSignal
 	ckpt       *checkpointer    // nil for an in-memory database; see checkpoint.go

@@ -38,6 +38,8 @@ type options struct {
 	rateLimit         float64
 	rateBurst         int
 	maxInFlight       int
+	maxFeedWaits      int
+	maxFeedWaitsKey   int
 	logLevel          string
 	posHealthInterval time.Duration
 	menuSyncInterval  time.Duration
@@ -87,6 +89,8 @@ func parseFlags(args []string, stderr io.Writer, lookup func(string) (string, bo
 	fs.Float64Var(&o.rateLimit, "rate-limit", 0, "requests per second per credential (0: no limit)")
 	fs.IntVar(&o.rateBurst, "rate-burst", 0, "burst size of the rate limit (0: the rate rounded up)")
 	fs.IntVar(&o.maxInFlight, "max-in-flight", refserver.DefaultMaxInFlight, "API requests handled at once; more wait their turn (negative: no bound)")
+	fs.IntVar(&o.maxFeedWaits, "max-feed-waits", refserver.DefaultMaxFeedWaits, "event feed requests waiting for events at once (GET /v1/events?wait=); more are refused with 429001")
+	fs.IntVar(&o.maxFeedWaitsKey, "max-feed-waits-per-key", refserver.DefaultMaxFeedWaitsPerKey, "event feed requests of one API key waiting for events at once; more are refused with 429001")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&o.posHealthInterval, "pos-health-interval", 30*time.Second, "how often universal POS health is checked")
 	fs.DurationVar(&o.menuSyncInterval, "menu-sync-interval", 5*time.Minute, "how often universal POS menus are synced")
@@ -129,6 +133,9 @@ func parseFlags(args []string, stderr io.Writer, lookup func(string) (string, bo
 	}
 	if o.rateLimit < 0 {
 		return o, errors.New("-rate-limit must not be negative")
+	}
+	if o.maxFeedWaits < 1 || o.maxFeedWaitsKey < 1 {
+		return o, errors.New("-max-feed-waits and -max-feed-waits-per-key must be positive")
 	}
 	if o.posHealthInterval <= 0 || o.menuSyncInterval <= 0 {
 		return o, errors.New("-pos-health-interval and -menu-sync-interval must be positive")
@@ -195,20 +202,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	defer metrics.close()
 
 	srv, err := refserver.New(refserver.Config{
-		DBPath:            o.db,
-		AdminKey:          o.adminKey,
-		BaseURL:           "http://" + publicAddr(ln.Addr()),
-		TLSURL:            "https://" + publicAddr(tln.Addr()),
-		Logger:            logger,
-		RateLimit:         o.rateLimit,
-		RateBurst:         o.rateBurst,
-		MaxInFlight:       o.maxInFlight,
-		POSHealthInterval: o.posHealthInterval,
-		MenuSyncInterval:  o.menuSyncInterval,
-		ValidateRequests:  o.validate,
-		AdminHosts:        o.adminHosts,
-		StartCheckBytes:   o.startCheckBytes,
-		MeterProvider:     metrics.provider(),
+		DBPath:             o.db,
+		AdminKey:           o.adminKey,
+		BaseURL:            "http://" + publicAddr(ln.Addr()),
+		TLSURL:             "https://" + publicAddr(tln.Addr()),
+		Logger:             logger,
+		RateLimit:          o.rateLimit,
+		RateBurst:          o.rateBurst,
+		MaxInFlight:        o.maxInFlight,
+		MaxFeedWaits:       o.maxFeedWaits,
+		MaxFeedWaitsPerKey: o.maxFeedWaitsKey,
+		POSHealthInterval:  o.posHealthInterval,
+		MenuSyncInterval:   o.menuSyncInterval,
+		ValidateRequests:   o.validate,
+		AdminHosts:         o.adminHosts,
+		StartCheckBytes:    o.startCheckBytes,
+		MeterProvider:      metrics.provider(),
 	})
 	if err != nil {
 		return err

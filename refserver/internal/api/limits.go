@@ -2,6 +2,7 @@ package api
 
 import (
 	"container/list"
+	"context"
 	"math"
 	"net"
 	"net/http"
@@ -12,43 +13,75 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// InFlight returns middleware that handles at most n requests at once;
-// past the bound a request waits for one to finish. It belongs behind a
-// guard (Guards.With), which reads the body of an admitted request before
-// it comes here, so a client that sends its body slowly holds no place that
-// others need, and a request the guard refuses takes none. On two cores a few hundred
-// handlers already keep the single writer busy; without the bound an
-// overloaded server held thousands of decoded requests waiting for it, and
-// its memory grew with the offered load instead of staying flat. A request
-// whose client gives up while waiting is answered 429001 (for the journal;
-// the client is gone). n < 0 turns the bound off. waiting, when not nil,
-// is called by each request that has to wait, so tests can see the queue.
+// InFlight bounds the requests handled at once: at most n; past the bound
+// a request waits for one to finish. Its Middleware belongs behind a guard
+// (Guards.With), which reads the body of an admitted request before it
+// comes here, so a client that sends its body slowly holds no place that
+// others need, and a request the guard refuses takes none. On two cores a
+// few hundred handlers already keep the single writer busy; without the
+// bound an overloaded server held thousands of decoded requests waiting
+// for it, and its memory grew with the offered load instead of staying
+// flat. A request whose client gives up while waiting is answered 429001
+// (for the journal; the client is gone).
 //
-// The bound is shared by every handler the returned middleware wraps.
-func (rd *Responder) InFlight(n int, waiting func()) func(http.Handler) http.Handler {
-	if n < 0 {
-		return func(next http.Handler) http.Handler { return next }
+// A handler that spends most of its time waiting for something else (the
+// event feed's long-polls) does not go through Middleware: it takes a
+// place with Hold for each piece of work and gives it back before it
+// waits, so that waiting requests never keep others out.
+type InFlight struct {
+	rd *Responder
+	// slots holds a token per request handled; nil: no bound.
+	slots chan struct{}
+	// waiting, when not nil, is called by each request that has to wait,
+	// so tests can see the queue.
+	waiting func()
+}
+
+// NewInFlight returns a bound of n requests at once, shared by every
+// handler it wraps and every Hold. n < 0 turns the bound off.
+func (rd *Responder) NewInFlight(n int, waiting func()) *InFlight {
+	f := &InFlight{rd: rd, waiting: waiting}
+	if n >= 0 {
+		f.slots = make(chan struct{}, n)
 	}
-	slots := make(chan struct{}, n)
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			select {
-			case slots <- struct{}{}:
-			default: // full: wait
-				if waiting != nil {
-					waiting()
-				}
-				select {
-				case slots <- struct{}{}:
-				case <-r.Context().Done():
-					rd.Error(w, r, TooManyRequests(time.Second))
-					return
-				}
-			}
-			defer func() { <-slots }()
-			next.ServeHTTP(w, r)
-		})
+	return f
+}
+
+// Hold waits for a place under the bound and returns the function that
+// gives it back; ok is false, and nothing is held, when ctx ended first.
+func (f *InFlight) Hold(ctx context.Context) (release func(), ok bool) {
+	if f.slots == nil {
+		return func() {}, true
 	}
+	select {
+	case f.slots <- struct{}{}:
+	default: // full: wait
+		if f.waiting != nil {
+			f.waiting()
+		}
+		select {
+		case f.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, false
+		}
+	}
+	return func() { <-f.slots }, true
+}
+
+// Middleware handles each request it wraps in a place of the bound.
+func (f *InFlight) Middleware(next http.Handler) http.Handler {
+	if f.slots == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		release, ok := f.Hold(r.Context())
+		if !ok {
+			f.rd.Error(w, r, TooManyRequests(time.Second))
+			return
+		}
+		defer release()
+		next.ServeHTTP(w, r)
+	})
 }
 
 // RateLimiter holds one token bucket per caller (see callerKey). It keeps
