@@ -2,16 +2,32 @@ package contract_test
 
 import (
 	"bytes"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
 	"testing"
 
+	_ "github.com/mattn/go-sqlite3" // reads the server's database in tests
+
+	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/contract"
+	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 )
 
 // run runs the checks named (all when none) against env in sandbox mode.
 func run(t *testing.T, env *refservertest.Env, only ...string) *contract.Report {
 	t.Helper()
-	rep, err := contract.Run(t.Context(), contract.Config{BaseURL: env.URL, AdminKey: env.AdminKey, Only: only})
+	return runURL(t, env.URL, env.AdminKey, only...)
+}
+
+// runURL runs the checks named (all when none) against the sandbox at
+// baseURL.
+func runURL(t *testing.T, baseURL, adminKey string, only ...string) *contract.Report {
+	t.Helper()
+	rep, err := contract.Run(t.Context(), contract.Config{BaseURL: baseURL, AdminKey: adminKey, Only: only})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,15 +44,251 @@ func text(t *testing.T, rep *contract.Report) string {
 	return b.String()
 }
 
-// Every check passes against a fresh reference server.
+// Every check passes against a fresh reference server, and the run leaves
+// every row it found as it was: it only adds its own.
 func TestPassesAgainstRefserver(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
+	env.Fixtures(t) // the demo fixture exists before the first dump
+	before := dump(t, openDB(t, env.DBPath))
 	rep := run(t, env)
-	if !rep.Passed() || rep.Summary.Skipped != 0 {
+	if !rep.Passed() || rep.Summary.Skipped != 0 || rep.Summary.Total != len(contract.Checks()) {
 		t.Errorf("against a fresh refserver:\n%s", text(t, rep))
 	}
-	if n := len(contract.Checks()); n < 40 {
-		t.Errorf("%d checks, want at least 40", n)
+	after := dump(t, openDB(t, env.DBPath))
+	for table, rows := range before {
+		for _, row := range rows {
+			if !slices.Contains(after[table], row) {
+				t.Errorf("%s: the run changed or removed the row %s", table, row)
+			}
+		}
 	}
+}
+
+// With real credentials (the demo fixture's, here) the run is careful:
+// it skips, saying why, every check whose metadata says it needs a
+// sandbox, moves money or writes data, runs and passes all the others,
+// and adds nothing to the database but what reading and its own webhooks
+// leave (providerD keys handed out, ping events, deliveries, idempotency
+// records).
+func TestCarefulModeAgainstRefserver(t *testing.T) {
+	t.Parallel()
+	env := refservertest.Start(t)
+	fx := env.Fixtures(t)
+	loc := fx.Locations[0]
+	key := ""
+	for _, k := range fx.APIKeys {
+		if slices.Equal(k.LocationIDs, []int64{loc.LocationID}) {
+			key = k.APIKey
+		}
+	}
+	// A closed bill to read, as a real location has.
+	pos := possync.NewService(env.Client(t, client.WithAccessToken(loc.POSAccessToken)))
+	if _, err := pos.PushCheck(t.Context(), &possync.Check{CheckNumber: 1, LocationID: loc.LocationID, StaffID: "s",
+		Status: possync.CheckClosed, Discounts: []possync.Discount{}, MenuItems: []possync.MenuItem{}}); err != nil {
+		t.Fatal(err)
+	}
+	db := openDB(t, env.DBPath)
+	before := dump(t, db)
+	rep, err := contract.Run(t.Context(), contract.Config{BaseURL: env.URL, AccessToken: fx.Users[0].AccessToken,
+		POSToken: loc.POSAccessToken, LocationID: loc.LocationID, APIKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Mode != "careful" || !rep.Passed() {
+		t.Errorf("careful run:\n%s", text(t, rep))
+	}
+	for _, c := range contract.Checks() {
+		res, ok := rep.Result(c.Name)
+		if !ok {
+			t.Fatalf("no result for %s", c.Name)
+		}
+		risky := c.Needs&(contract.NeedsSandbox|contract.MovesMoney|contract.WritesData) != 0
+		if risky != (res.Verdict == contract.Skip) {
+			t.Errorf("%s (needs %v): verdict %s", c.Name, c.Needs, res.Verdict)
+		}
+		if res.Verdict == contract.Skip && res.SkipReason == "" {
+			t.Errorf("%s: skipped without a reason", c.Name)
+		}
+	}
+	if rep.Summary.Passed < 25 {
+		t.Errorf("careful mode ran %d checks; want at least 25", rep.Summary.Passed)
+	}
+
+	after := dump(t, db)
+	mayGrow := []string{"providerd_keys", "webhook_deliveries", "idempotency_keys", "events"}
+	for table, rows := range after {
+		if slices.Contains(mayGrow, table) {
+			continue
+		}
+		if !slices.Equal(rows, before[table]) {
+			t.Errorf("%s changed in careful mode:\nbefore %q\nafter  %q", table, before[table], rows)
+		}
+	}
+	var other int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM events WHERE type != 'ping'`).Scan(&other); err != nil {
+		t.Fatal(err)
+	}
+	if want := len(before["events"]); other != want {
+		t.Errorf("careful mode made %d events other than pings", other-want)
+	}
+}
+
+// Real credentials name what each check lacks: a run with only an access
+// token skips the checks that need a POS token or an API key, saying so.
+func TestCarefulModeSaysWhatIsMissing(t *testing.T) {
+	t.Parallel()
+	env := refservertest.Start(t)
+	rep, err := contract.Run(t.Context(), contract.Config{BaseURL: env.URL, AccessToken: env.Fixtures(t).Users[0].AccessToken,
+		Only: []string{"wallet/get", "pos/payments-poll", "bills/get-unknown", "payments/create"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"wallet/get":        "",
+		"pos/payments-poll": "needs -pos-token and -location",
+		"bills/get-unknown": "needs -location and -api-key",
+		"payments/create":   "needs a sandbox (-admin-key)",
+	}
+	for name, reason := range want {
+		res, _ := rep.Result(name)
+		if res.SkipReason != reason || (reason == "") != (res.Verdict == contract.Pass) {
+			t.Errorf("%s: %s %q, want skip reason %q", name, res.Verdict, res.SkipReason, reason)
+		}
+	}
+}
+
+// Config errors are errors, not reports.
+func TestRunRefusesBadConfig(t *testing.T) {
+	t.Parallel()
+	for _, cfg := range []contract.Config{
+		{BaseURL: "http://127.0.0.1:1"},
+		{BaseURL: "127.0.0.1:1", AdminKey: "k"},
+		{BaseURL: "http://127.0.0.1:1", AdminKey: "k", AccessToken: "t"},
+		{BaseURL: "http://127.0.0.1:1", POSToken: "p"},
+		{BaseURL: "http://127.0.0.1:1", AdminKey: "k", Only: []string{"no/such-check"}},
+	} {
+		if _, err := contract.Run(t.Context(), cfg); err == nil {
+			t.Errorf("Run(%+v) = nil error", cfg)
+		}
+	}
+}
+
+// The registry: names unique and well formed, every check described, and
+// every endpoint of the API reference covered by at least one check.
+func TestRegistry(t *testing.T) {
+	t.Parallel()
+	all := contract.Checks()
+	if len(all) < 40 {
+		t.Errorf("%d checks, want at least 40", len(all))
+	}
+	seen := map[string]bool{}
+	endpoints := ""
+	for _, c := range all {
+		if seen[c.Name] {
+			t.Errorf("two checks named %s", c.Name)
+		}
+		seen[c.Name] = true
+		if strings.Count(c.Name, "/") != 1 || strings.ToLower(c.Name) != c.Name {
+			t.Errorf("check name %q is not area/rule in lower case", c.Name)
+		}
+		if c.Endpoint == "" || c.Rule == "" || c.Run == nil {
+			t.Errorf("check %s lacks its endpoint, rule or function", c.Name)
+		}
+		endpoints += c.Endpoint + ", "
+	}
+	for _, ep := range []string{
+		"POST /v3/user/me/wallet/card/insert", "GET /v2/payment/providerD/keys", "GET /v1/user/me",
+		"GET /v1/location/{id}", "POST /payments/v1/payment", "GET /v3/location/{locationId}/bills/closed",
+		"GET /v3/bill/{billId}", "POST /v1/pos/push-pull/check", "GET /v1/pos/push-pull/payments/{locationId}",
+		"POST /v1/pos/push-pull/accept-payment", "POST /v1/pos/push-pull/heartbeat/{locationId}",
+		"/fulfillment-type/delivery-by-operator", "/fulfillment-type/delivery-by-delivery-partner",
+		"/fulfillment-type/collection-by-customer", "/fulfillment-type/order-at-table",
+		"POST /ordering/v3/order", "GET /ordering/v3/order/{orderId}", "GET /payments/v1/payment/{paymentId}",
+		"GET /v2/location/{id}/menu", "POST /v1/webhooks", "GET /v1/webhooks", "DELETE /v1/webhooks/{webhookId}",
+		"POST /v1/webhooks/{webhookId}/ping", "GET /v1/webhooks/{webhookId}/deliveries",
+		"/deliveries/{deliveryId}/redeliver", "GET /v1/events",
+	} {
+		if !strings.Contains(endpoints, ep) {
+			t.Errorf("no check covers %s", ep)
+		}
+	}
+}
+
+// openDB opens a read-only view of the server's database file.
+func openDB(t testing.TB, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+url.PathEscape(path)+"?mode=ro&_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// volatileColumns change on their own while the server runs (the
+// universal POS monitor's health checks and menu syncs).
+var volatileColumns = map[string][]string{
+	"locations": {"pos_health", "pos_health_message", "pos_health_checked_at", "menu_json", "menu_synced_at"},
+}
+
+// dump returns every row of every table as text, sorted.
+func dump(t testing.TB, db *sql.DB) map[string][]string {
+	t.Helper()
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, n)
+	}
+	rows.Close()
+	out := map[string][]string{}
+	for _, table := range tables {
+		out[table] = dumpTable(t, db, table)
+	}
+	return out
+}
+
+func dumpTable(t testing.TB, db *sql.DB, table string) []string {
+	t.Helper()
+	rows, err := db.Query(`SELECT * FROM "` + table + `"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{}
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for i, c := range cols {
+			if slices.Contains(volatileColumns[table], c) {
+				continue
+			}
+			v := vals[i]
+			if bs, ok := v.([]byte); ok {
+				v = string(bs)
+			}
+			fmt.Fprintf(&b, "%s=%v ", c, v)
+		}
+		lines = append(lines, b.String())
+	}
+	slices.Sort(lines)
+	return lines
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/hospo-dev/hospo-go/client"
@@ -86,7 +87,8 @@ func (t *T) equal(field string, got, want any) bool {
 	return false
 }
 
-// show prints v for a message: strings quoted, pointers followed.
+// show prints v for a message: strings quoted, pointers followed, JSON
+// numbers as they were written.
 func show(v any) string {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() == reflect.Pointer {
@@ -94,6 +96,9 @@ func show(v any) string {
 			return "null"
 		}
 		v = rv.Elem().Interface()
+	}
+	if n, ok := v.(json.Number); ok {
+		return n.String()
 	}
 	if s, ok := v.(fmt.Stringer); ok {
 		v = s.String()
@@ -145,7 +150,7 @@ func (t *T) requestInfo(apiVersion int, tokenStatus string) {
 		return
 	}
 	if n, ok := m["apiVersion"].(json.Number); ok {
-		t.equal("requestInfo.apiVersion", n.String(), fmt.Sprint(apiVersion))
+		t.equal("requestInfo.apiVersion", n, json.Number(strconv.Itoa(apiVersion)))
 	}
 	if tokenStatus != "" {
 		t.equal("requestInfo.accessTokenStatus", m["accessTokenStatus"], tokenStatus)
@@ -189,7 +194,7 @@ func (t *T) errorBody() {
 	}
 	if m, ok := b["requestInfo"].(map[string]any); ok {
 		if n, ok := m["apiVersion"].(json.Number); ok {
-			t.equal("requestInfo.apiVersion", n.String(), "0")
+			t.equal("requestInfo.apiVersion", n, json.Number("0"))
 		}
 	}
 	if s, _ := b["message"].(string); s == "" {

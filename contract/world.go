@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -332,7 +333,8 @@ func (t *T) rawError(r rawRequest, code client.Code) map[string]any {
 	t.status(code.HTTPStatus())
 	t.errorBody()
 	b := t.body()
-	t.equal("code", fmt.Sprint(b["code"]), fmt.Sprint(int(code)))
+	got, _ := b["code"].(json.Number)
+	t.equal("code", got, json.Number(strconv.Itoa(int(code))))
 	return b
 }
 
