@@ -137,14 +137,21 @@ var eventChecks = []Check{
 				"deliveryId": "string", "eventId": "string", "type": "string", "status": "string", "attempts": "int",
 				"lastStatusCode": "int|null", "lastError": "string|null", "nextAttemptAt": "int|null", "createdAt": "int",
 			})))
-			if len(ds) != 1 {
-				t.Fatalf("deliveries: got %d, want the ping's 1", len(ds))
+			// The webhook takes every type, so the location's other events
+			// of the moment may be there too: the ping must be, once.
+			var pings []events.Delivery
+			for _, d := range ds {
+				if d.Type == events.TypePing {
+					pings = append(pings, d)
+				}
 			}
-			t.equal("deliveries[0].type", ds[0].Type, events.TypePing)
-			if !strings.HasPrefix(ds[0].EventID, "evt_") {
-				t.Errorf("deliveries[0].eventId: got %q, want evt_...", ds[0].EventID)
+			if len(pings) != 1 {
+				t.Fatalf("deliveries of type ping: got %d, want 1", len(pings))
 			}
-			t.ok(ev.Redeliver(t.ctx, h.Webhook.WebhookID, ds[0].DeliveryID), "redeliver")
+			if !strings.HasPrefix(pings[0].EventID, "evt_") {
+				t.Errorf("ping delivery's eventId: got %q, want evt_...", pings[0].EventID)
+			}
+			t.ok(ev.Redeliver(t.ctx, h.Webhook.WebhookID, pings[0].DeliveryID), "redeliver")
 			t.status(http.StatusAccepted)
 		},
 	},
