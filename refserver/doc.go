@@ -22,7 +22,9 @@
 // record, credential guards, error rendering, decoding, idempotent writes,
 // limits); one file per API area holds its handlers; package rules holds
 // what each endpoint decides, and every SQL statement lives in package
-// store.
+// store. Background work (webhook deliveries, order sends, POS checks,
+// the diners, offline locations, retention) is a job of one scheduler
+// (package schedule) on the virtual clock; POST /sandbox/clock waits on it.
 //
 // To add an endpoint: write its rule in package rules, a function on a
 // *store.Tx and the SDK's types, tested there without HTTP. Its handler, in

@@ -107,8 +107,10 @@ func (s sandboxAPI) handleAdvanceClock(_ http.ResponseWriter, r *http.Request) (
 			return nil, err
 		}
 		tx.AfterCommit(func() {
+			// Before the answer: the work the new time made due runs and
+			// commits first, so the caller reads its outcome at once.
 			s.clock.SetOffset(next)
-			s.clockMoved()
+			s.catchUp(r.Context())
 		})
 		return clockResponse{
 			ServerTime:    tx.Now().Add(step).Unix(),

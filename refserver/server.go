@@ -17,15 +17,14 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/hospo-dev/hospo-go/refserver/diners"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/internal/seal"
-	"github.com/hospo-dev/hospo-go/refserver/internal/wake"
 	"github.com/hospo-dev/hospo-go/refserver/journal"
 	"github.com/hospo-dev/hospo-go/refserver/openapi"
 	"github.com/hospo-dev/hospo-go/refserver/outbound"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/schedule"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
@@ -61,17 +60,19 @@ type Config struct {
 	// with a 10 s timeout).
 	HTTPClient *http.Client
 	// POSHealthInterval (default 30 s) and MenuSyncInterval (default 5 min)
-	// pace the universal POS monitor.
+	// pace the universal POS monitor, on the virtual clock.
 	POSHealthInterval time.Duration
 	MenuSyncInterval  time.Duration
 	// OrderRetryBase (default 1 s) and OrderRetryMax (default 60 s) bound
-	// the backoff of order delivery to a universal POS.
+	// the backoff of order delivery to a universal POS, on the virtual
+	// clock.
 	OrderRetryBase time.Duration
 	OrderRetryMax  time.Duration
-	// SweepInterval (default 1 min) is how often rows past their retention
-	// (store.Retentions: idempotency records, providerD keys, ...) are
-	// deleted. The retention itself is on the virtual clock, so a sweep
-	// after the clock was advanced deletes what the jump expired.
+	// SweepInterval (default 1 min of the virtual clock) is how often rows
+	// past their retention (store.Retentions: idempotency records,
+	// providerD keys, ...) are deleted. The retention itself is on the
+	// virtual clock, and advancing the clock sweeps at once, so the
+	// advance deletes what the jump expired.
 	SweepInterval time.Duration
 	// StartCheckBytes is the largest database file checked in full before
 	// New returns (default store.DefaultForegroundCheck, 256 MiB, about
@@ -166,17 +167,18 @@ type Server struct {
 	// health and syncs their menus.
 	orders  *outbound.Dispatcher
 	monitor *outbound.Monitor
-	// webhooks delivers events to the webhooks; timekeeper puts silent
-	// locations offline and sweeps old events; webhookSecrets keeps the
+	// webhooks delivers events to the webhooks; webhookSecrets keeps the
 	// webhooks' signing secrets sealed.
 	webhooks       *outbound.Dispatcher
-	timekeeper     *outbound.Timekeeper
 	webhookSecrets *seal.Box
+	// sched runs every job the virtual clock drives (the dispatchers and
+	// the monitor above, the diners, offline locations, the retention
+	// sweep); diners is the diners' job.
+	sched  *schedule.Scheduler
+	diners *schedule.Handle
 	// demoPOS is the built-in demo universal POS; demo is the demo fixture.
 	demoPOS http.Handler
 	demo    sandbox.Demo
-	// diners pays the checks of the locations with diners on a timer.
-	diners *diners.Runner
 	// providerDKeys holds providerD keys made ahead of time.
 	providerDKeys *sandbox.KeyPool
 	// snapshots keeps the sandbox's snapshots (sandbox_snapshots.go).
@@ -215,8 +217,6 @@ type Server struct {
 	wg     sync.WaitGroup
 	// damaged receives the error of the background integrity check.
 	damaged chan error
-	// sweepNow wakes the retention sweeper (sweep.go).
-	sweepNow wake.Signal
 	// stopWaits is closed by StopWaits: long-polling requests answer now.
 	stopWaits     chan struct{}
 	stopWaitsOnce sync.Once
@@ -307,21 +307,19 @@ func New(cfg Config) (*Server, error) {
 	s.db = db
 	s.snapshots = sandbox.NewSnapshots(db, cfg.DBPath, s.clock.Now)
 	s.demoPOS = sandbox.NewDemoPOSHandler(cfg.AdminKey, db, cfg.Logger)
-	s.diners = diners.NewRunner(db, s.clock.Now, cfg.Logger)
 	s.orders = outbound.NewOrderDispatcher(outbound.OrderConfig{
 		DB: db, Now: s.clock.Now, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
-		RetryBase: cfg.OrderRetryBase, RetryMax: cfg.OrderRetryMax, Meter: meter,
+		RetryBase: cfg.OrderRetryBase, RetryMax: cfg.OrderRetryMax, Meter: meter, Tracer: tracer,
 	})
 	s.monitor = outbound.NewMonitor(outbound.MonitorConfig{
-		DB: db, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
-		HealthInterval: cfg.POSHealthInterval, MenuSyncInterval: cfg.MenuSyncInterval,
+		DB: db, Now: s.clock.Now, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
+		HealthInterval: cfg.POSHealthInterval, MenuSyncInterval: cfg.MenuSyncInterval, Tracer: tracer,
 	})
 	s.webhookSecrets = seal.New(cfg.AdminKey, rules.WebhookSealPurpose)
 	s.webhooks = outbound.NewWebhookDispatcher(outbound.WebhookConfig{
 		DB: db, Now: s.clock.Now, Real: s.clock.Real, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
-		Secrets: s.webhookSecrets, Timeout: cfg.WebhookTimeout, Meter: meter,
+		Secrets: s.webhookSecrets, Timeout: cfg.WebhookTimeout, Meter: meter, Tracer: tracer,
 	})
-	s.timekeeper = outbound.NewTimekeeper(outbound.TimekeeperConfig{DB: db, Now: s.clock.Now, Logger: cfg.Logger})
 	s.tokens = api.NewTokens(db, s.clock.Now)
 	s.api = api.NewResponder(s.log, s.clock.Now, s.tokens)
 	s.reads = api.NewReads(s.api, db)
@@ -351,12 +349,21 @@ func New(cfg Config) (*Server, error) {
 	s.handler = s.routes()
 
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.wg.Go(func() { s.orders.Run(s.ctx) })
-	s.wg.Go(func() { s.monitor.Run(s.ctx) })
+	s.sched = schedule.New(schedule.Config{Now: s.clock.Now, Tracer: tracer, Logger: cfg.Logger})
+	s.orders.Schedule(s.ctx, s.sched)
+	s.webhooks.Schedule(s.ctx, s.sched)
+	s.monitor.Schedule(s.ctx, s.sched)
+	s.diners = s.sched.Add(schedule.Diners(db, s.clock.Now, cfg.Logger))
+	s.sched.Add(schedule.Offline(db, s.clock.Now, cfg.Logger))
+	s.sched.Add(schedule.Retention(db, s.clock.Now, s.clock.Offset, cfg.SweepInterval, cfg.Logger))
+	s.wg.Go(func() {
+		s.sched.Run(s.ctx)
+		s.orders.Wait()
+		s.webhooks.Wait()
+		s.monitor.Wait()
+	})
 	s.wg.Go(func() { s.providerDKeys.Run(s.ctx) })
-	s.sweepNow = wake.NewSignal()
 	s.stopWaits = make(chan struct{})
-	s.wg.Go(func() { s.sweep(s.ctx) })
 	s.damaged = make(chan error, 1)
 	s.wg.Go(func() {
 		if err := s.db.Verify(s.ctx); err != nil && s.ctx.Err() == nil {
@@ -364,9 +371,6 @@ func New(cfg Config) (*Server, error) {
 			s.damaged <- err
 		}
 	})
-	s.wg.Go(func() { s.diners.Run(s.ctx) })
-	s.wg.Go(func() { s.webhooks.Run(s.ctx) })
-	s.wg.Go(func() { s.timekeeper.Run(s.ctx) })
 	s.wg.Go(s.wakeOnDeliveries)
 	for _, id := range registered {
 		s.monitor.Registered(id)
@@ -388,15 +392,18 @@ func (s *Server) wakeOnDeliveries() {
 	}
 }
 
-// clockMoved wakes the workers whose work is due by the virtual clock
-// after it moved (an advance or a reset), so that what came due runs at
-// once rather than at their next look.
-func (s *Server) clockMoved() {
-	s.webhooks.Wake()
-	s.orders.Wake()
-	s.timekeeper.Wake()
-	s.diners.Wake()
-	s.sweepNow.Wake()
+// clockMoved wakes every job of the scheduler after the virtual clock
+// moved (a reset, a restore), so that what came due runs at once rather
+// than at their next look. An advance waits for them: catchUp.
+func (s *Server) clockMoved() { s.sched.Wake() }
+
+// catchUp wakes every job of the scheduler after the virtual clock was
+// advanced and returns once all the work the new time made due has run
+// and committed (schedule.Scheduler.CatchUp), or ctx ended.
+func (s *Server) catchUp(ctx context.Context) {
+	if err := s.sched.CatchUp(ctx); err != nil && s.ctx.Err() == nil {
+		s.log.Warn("the clock's advance answered before the background work caught up", slog.Any("error", err))
+	}
 }
 
 func setDefault(d *time.Duration, def time.Duration) {

@@ -46,6 +46,12 @@ func (s *Service) Clock(ctx context.Context, opts ...client.Option) (Clock, erro
 // clock never goes back) is a 400002. The offset is kept across restarts
 // until Reset.
 //
+// It returns once the sandbox has caught up with the new time: every piece
+// of work the advance made due (diners' rounds, webhook retries, order
+// resends, POS checks, locations going offline, retention) has run and
+// committed, so what the caller reads next shows it. AdvanceClock(ctx, 0)
+// waits for what is due now.
+//
 // POST /sandbox/clock
 func (s *Service) AdvanceClock(ctx context.Context, d time.Duration, opts ...client.Option) (Clock, error) {
 	if d%time.Second != 0 {

@@ -78,7 +78,7 @@ type Diners struct {
 // and no payment pending gets Split equal payments (the last takes the
 // remainder, to the cent) with TipPercent tips, as PayCheck makes them.
 // The first round is due EverySeconds after the call; AdvanceClock brings
-// it on at once. A bad request is a 400002 naming each failing field.
+// it on at once, and returns once its payments are made. A bad request is a 400002 naming each failing field.
 //
 // PUT /sandbox/locations/{locationId}/diners
 func (s *Service) SetDiners(ctx context.Context, locationID int64, req DinersRequest, opts ...client.Option) (Diners, error) {

@@ -8,8 +8,9 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
-	"github.com/hospo-dev/hospo-go/refserver/internal/wake"
+	"github.com/hospo-dev/hospo-go/refserver/schedule"
 )
 
 // Queue is one kind of delivery as a Dispatcher sees it. The database is
@@ -52,10 +53,6 @@ type DispatcherConfig struct {
 	Now func() time.Time
 	// Logger receives the dispatcher's diagnostics.
 	Logger *slog.Logger
-	// PollInterval is the longest the dispatcher sleeps between looks at
-	// the queue. It bounds how late a retry is picked up after a restart
-	// or a jump of the virtual clock.
-	PollInterval time.Duration
 	// Concurrency bounds the tries in flight, so one slow receiver cannot
 	// hold up every other for long.
 	Concurrency int
@@ -63,6 +60,9 @@ type DispatcherConfig struct {
 	Batch int
 	// Meter, when set, counts the tries by outcome (MetricDeliveries).
 	Meter metric.Meter
+	// Tracer, when set, traces each try as a root span named
+	// "<Name> try", the parent of its transactions and its call out.
+	Tracer trace.Tracer
 }
 
 // MetricDeliveries counts the tries of outbound deliveries by
@@ -71,117 +71,137 @@ type DispatcherConfig struct {
 // tried again later) or "failed" (given up).
 const MetricDeliveries = "refserver.outbound.deliveries"
 
+// attrDeliveryID is the attribute of a try's span that names its delivery
+// (an order id, a webhook delivery id).
+const attrDeliveryID = attribute.Key("refserver.outbound.delivery_id")
+
 // Dispatcher calls out for the deliveries of one Queue: it tries each due
 // delivery, retries temporary failures with backoff on the virtual clock
-// and has every try recorded. It polls the queue and is woken at once when
-// a delivery becomes due, so a new one does not wait for the poll.
+// and has every try recorded. It is a job of the server's scheduler
+// (schedule.Job): each run starts the tries that are due and says when
+// the next delivery is; the scheduler wakes it at once when a delivery
+// becomes due (Wake) or the clock moves.
 type Dispatcher struct {
 	cfg        DispatcherConfig
-	wake       wake.Signal
+	handle     *schedule.Handle    // set by Schedule
 	deliveries metric.Int64Counter // nil without DispatcherConfig.Meter
+
+	// tries is the root context of the tries: they outlive the run that
+	// started them, and end with the scheduler (Schedule's ctx).
+	tries context.Context
+	wg    sync.WaitGroup
+
+	mu       sync.Mutex
+	inFlight map[string]bool
+	// notBefore holds the exact times of the next tries after temporary
+	// failures: the queue may keep whole seconds only.
+	notBefore map[string]time.Time
+	// ended counts the tries that ended since the last run.
+	ended int
 }
 
-// NewDispatcher returns a Dispatcher; Run starts it.
+// NewDispatcher returns a Dispatcher; Schedule starts it.
 func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
-	d := &Dispatcher{cfg: cfg, wake: wake.NewSignal()}
+	d := &Dispatcher{cfg: cfg, inFlight: map[string]bool{}, notBefore: map[string]time.Time{}}
 	if cfg.Meter != nil {
 		// An instrument the SDK refuses comes back usable as a no-op, with
 		// the error reported to OpenTelemetry's handler.
 		d.deliveries, _ = cfg.Meter.Int64Counter(MetricDeliveries,
 			metric.WithUnit("{try}"),
-			metric.WithDescription("Tries of outbound deliveries by outcome."))
+			metric.WithDescription("Tries of outbound deliveries (orders to universal POSes, events to webhooks) by outcome."))
 	}
 	return d
 }
 
+// Schedule adds the dispatcher to s as a job. Its tries run under ctx
+// (the scheduler's): when it ends, a try under way is cut short and not
+// counted, and its delivery stays due for the next start (receivers must
+// de-duplicate). Wait waits for them.
+func (d *Dispatcher) Schedule(ctx context.Context, s *schedule.Scheduler) {
+	d.tries = ctx
+	d.handle = s.Add(schedule.Job{Name: d.cfg.Name, Run: d.run})
+}
+
 // Wake tells the dispatcher that a delivery became due. It never blocks:
 // one pending wake is as good as many.
-func (d *Dispatcher) Wake() { d.wake.Wake() }
+func (d *Dispatcher) Wake() { d.handle.Wake() }
 
-// tried is what a finished try tells the dispatcher's loop.
-type tried struct {
-	id string
-	// notBefore is the exact time of the next try after a temporary
-	// failure (the zero time otherwise).
-	notBefore time.Time
-}
+// Wait waits for the tries under way to end, once the scheduler's context
+// has ended.
+func (d *Dispatcher) Wait() { d.wg.Wait() }
 
-// Run delivers until ctx ends, then waits for the tries in flight. A try
-// cut short by ctx is not counted, and its delivery stays due for the
-// next start: receivers must de-duplicate.
-func (d *Dispatcher) Run(ctx context.Context) {
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	inFlight := map[string]bool{}
-	notBefore := map[string]time.Time{}
-	// Buffered for every try in flight, so a try never blocks on it, not
-	// even after the loop has stopped.
-	done := make(chan tried, d.cfg.Concurrency)
-
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-d.wake:
-		case res := <-done:
-			delete(inFlight, res.id)
-			if res.notBefore.IsZero() {
-				delete(notBefore, res.id)
-			} else {
-				notBefore[res.id] = res.notBefore
-			}
-		case <-timer.C:
-		}
-		// Since Go 1.23 Reset discards a value the timer may already hold.
-		timer.Reset(d.startDue(ctx, &wg, inFlight, notBefore, done))
-	}
-}
-
-// startDue starts a try for each due delivery that is not in flight and
-// whose in-process backoff has passed, and returns how long to sleep
-// before looking again.
-func (d *Dispatcher) startDue(ctx context.Context, wg *sync.WaitGroup, inFlight map[string]bool, notBefore map[string]time.Time, done chan<- tried) time.Duration {
+// run starts a try for each due delivery that is not in flight and whose
+// exact backoff has passed, and says when to look again.
+func (d *Dispatcher) run(ctx context.Context) schedule.Result {
+	d.mu.Lock()
+	worked := d.ended > 0
+	d.ended = 0
+	d.mu.Unlock()
+	now := d.cfg.Now()
+	res := schedule.Result{Worked: worked}
 	due, next, err := d.cfg.Queue.Due(ctx, d.cfg.Batch)
 	if err != nil {
 		if ctx.Err() == nil {
 			d.cfg.Logger.Error(d.cfg.Name+": reading due deliveries", "err", err)
 		}
-		return d.cfg.PollInterval
+		return res
 	}
-	now := d.cfg.Now()
-	wait := d.cfg.PollInterval
-	if !next.IsZero() {
-		if w := next.Sub(now); w > 0 {
-			wait = min(wait, w)
-		}
+	if next.After(now) {
+		res.Next = next
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	for _, id := range due {
-		if inFlight[id] {
+		if d.inFlight[id] {
 			continue
 		}
 		// The queue keeps whole seconds: a delivery it lists as due may
 		// still be short of its exact time by less than a second. Further
 		// off, the queue was rescheduled since (a redelivery made it due
 		// now), and the old time no longer holds.
-		if nb, ok := notBefore[id]; ok && now.Before(nb) && nb.Sub(now) < time.Second {
-			wait = min(wait, nb.Sub(now))
+		if nb, ok := d.notBefore[id]; ok && now.Before(nb) && nb.Sub(now) < time.Second {
+			if res.Next.IsZero() || nb.Before(res.Next) {
+				res.Next = nb
+			}
 			continue
 		}
-		if len(inFlight) >= d.cfg.Concurrency {
+		if len(d.inFlight) >= d.cfg.Concurrency {
+			res.Busy = true // due, and no room yet: a try's end wakes the job
 			break
 		}
-		inFlight[id] = true
-		delete(notBefore, id)
-		wg.Go(func() { done <- tried{id: id, notBefore: d.try(ctx, id)} })
+		d.inFlight[id] = true
+		delete(d.notBefore, id)
+		res.Worked = true
+		d.wg.Go(func() { d.tryEnded(id, d.try(d.tries, id)) })
 	}
-	return wait
+	res.Busy = res.Busy || len(d.inFlight) > 0
+	return res
+}
+
+// tryEnded records the end of the try at delivery id, whose next try is due
+// at notBefore (the zero time when none is), and wakes the job.
+func (d *Dispatcher) tryEnded(id string, notBefore time.Time) {
+	d.mu.Lock()
+	delete(d.inFlight, id)
+	if notBefore.IsZero() {
+		delete(d.notBefore, id)
+	} else {
+		d.notBefore[id] = notBefore
+	}
+	d.ended++
+	d.mu.Unlock()
+	d.handle.Wake()
 }
 
 // try makes one try at a delivery and has its outcome recorded. It
 // returns the exact time of the next try, if one is scheduled.
 func (d *Dispatcher) try(ctx context.Context, id string) time.Time {
+	if d.cfg.Tracer != nil {
+		var span trace.Span
+		ctx, span = d.cfg.Tracer.Start(ctx, d.cfg.Name+" try", trace.WithNewRoot(),
+			trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrDeliveryID.String(id)))
+		defer span.End()
+	}
 	a, err := d.cfg.Queue.Claim(ctx, id)
 	if err != nil {
 		if ctx.Err() == nil {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hospo-dev/hospo-go/refserver/schedule"
 )
 
 // memQueue is a Queue in memory: each delivery answers its tries from a
@@ -136,21 +138,32 @@ func (q *memQueue) logOf(id string) []string {
 func startDispatcher(t *testing.T, q *memQueue, concurrency int) (*Dispatcher, func()) {
 	t.Helper()
 	d := NewDispatcher(DispatcherConfig{
-		Name:         "test dispatcher",
-		Queue:        q,
-		Policy:       Policy{MaxTries: 3, Base: time.Millisecond, Max: 4 * time.Millisecond, Temporary: func(err error) bool { return !errors.Is(err, errFinal) }, MaxDetail: 100},
-		Now:          time.Now,
-		Logger:       slog.New(slog.DiscardHandler),
-		PollInterval: time.Hour,
-		Concurrency:  concurrency,
-		Batch:        10,
+		Name:        "test dispatcher",
+		Queue:       q,
+		Policy:      Policy{MaxTries: 3, Base: time.Millisecond, Max: 4 * time.Millisecond, Temporary: func(err error) bool { return !errors.Is(err, errFinal) }, MaxDetail: 100},
+		Now:         time.Now,
+		Logger:      slog.New(slog.DiscardHandler),
+		Concurrency: concurrency,
+		Batch:       10,
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); d.Run(ctx) }()
-	stop := func() { cancel(); <-done }
-	t.Cleanup(stop)
+	stop := runScheduled(t, d.Schedule, d.Wait)
 	return d, stop
+}
+
+// runScheduled runs a job on a scheduler of its own, with a long longest
+// sleep so only wakes and its own due times move it, until the returned
+// stop (or the test's end).
+func runScheduled(t *testing.T, add func(context.Context, *schedule.Scheduler), wait func()) (stop func()) {
+	t.Helper()
+	s := schedule.New(schedule.Config{Now: time.Now, MaxSleep: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	add(ctx, s)
+	done := make(chan struct{})
+	go func() { defer close(done); s.Run(ctx); wait() }()
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(stop)
+	return stop
 }
 
 // waitUntil polls cond until it holds or a generous deadline passes.

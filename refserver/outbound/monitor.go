@@ -9,8 +9,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hospo-dev/hospo-go/refserver/internal/wake"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hospo-dev/hospo-go/refserver/rules"
+	"github.com/hospo-dev/hospo-go/refserver/schedule"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/universalpos"
 )
@@ -46,28 +49,43 @@ const (
 // MonitorConfig is what the universal POS monitor needs.
 type MonitorConfig struct {
 	DB *store.DB
+	// Now is the virtual clock, which paces the checks.
+	Now func() time.Time
 	// HTTPClient calls the POSes.
 	HTTPClient *http.Client
 	Logger     *slog.Logger
 	// HealthInterval and MenuSyncInterval pace the checks of every POS.
 	HealthInterval   time.Duration
 	MenuSyncInterval time.Duration
+	// Tracer, when set, traces each check of a POS as a root span.
+	Tracer trace.Tracer
 }
 
 // Monitor checks the health of the locations' universal POSes and syncs
-// their menus.
+// their menus. It is a job of the server's scheduler: its checks are due
+// on the virtual clock, so advancing the clock past HealthInterval checks
+// every POS at once.
 type Monitor struct {
-	cfg MonitorConfig
-	sem chan struct{} // posCheckConcurrency slots
+	cfg    MonitorConfig
+	sem    chan struct{} // posCheckConcurrency slots
+	handle *schedule.Handle
+	// checks is the root context of the checks, which outlive the run
+	// that started them; wg tracks them.
+	checks context.Context
+	wg     sync.WaitGroup
 
 	mu       sync.Mutex
-	pending  map[int64]posJob // registrations not yet picked up
-	inFlight map[int64]posJob // jobs running per location
-	retries  map[int64]int    // failed first menu syncs per location
-	wake     wake.Signal      // pending has work
+	pending  map[int64]posJob    // registrations and retries not yet picked up
+	inFlight map[int64]posJob    // jobs running per location
+	retries  map[int64]int       // failed first menu syncs per location
+	retryAt  map[int64]time.Time // when a location's first menu sync is retried
+	ended    int                 // checks ended since the last run
+	// nextHealth and nextMenu are when every POS is next checked; the
+	// zero time: at the first run.
+	nextHealth, nextMenu time.Time
 }
 
-// NewMonitor returns a Monitor; Run starts it.
+// NewMonitor returns a Monitor; Schedule starts it.
 func NewMonitor(cfg MonitorConfig) *Monitor {
 	return &Monitor{
 		cfg:      cfg,
@@ -75,61 +93,79 @@ func NewMonitor(cfg MonitorConfig) *Monitor {
 		pending:  map[int64]posJob{},
 		inFlight: map[int64]posJob{},
 		retries:  map[int64]int{},
-		wake:     wake.NewSignal(),
+		retryAt:  map[int64]time.Time{},
 	}
 }
+
+// Schedule adds the monitor to s as a job; its checks run under ctx (the
+// scheduler's). Wait waits for them once ctx has ended.
+func (m *Monitor) Schedule(ctx context.Context, s *schedule.Scheduler) {
+	m.checks = ctx
+	m.handle = s.Add(schedule.Job{Name: "pos monitor", Run: m.run})
+}
+
+// Wait waits for the checks under way to end, once the scheduler's
+// context has ended.
+func (m *Monitor) Wait() { m.wg.Wait() }
 
 // Registered is called after a location with a universal POS has been
 // committed. It only queues the location: the checks run in the monitor's
-// goroutines, never in the caller's request. Once Run has returned it does
-// nothing.
+// goroutines, never in the caller's request.
 func (m *Monitor) Registered(locationID int64) {
-	m.enqueue(locationID, jobHealth|jobMenu)
-}
-
-func (m *Monitor) enqueue(locationID int64, job posJob) {
 	m.mu.Lock()
-	m.pending[locationID] |= job
+	m.pending[locationID] |= jobHealth | jobMenu
 	m.mu.Unlock()
-	m.signal()
+	m.handle.Wake()
 }
 
-// signal tells Run that pending has work. It never blocks.
-func (m *Monitor) signal() { m.wake.Wake() }
-
-// Run checks the registered universal POSes' health and menus until ctx
-// ends, then waits for the checks in flight.
-func (m *Monitor) Run(ctx context.Context) {
-	var wg sync.WaitGroup
-	defer wg.Wait()
-
-	m.runAll(ctx, &wg, jobHealth|jobMenu)
-	health := time.NewTicker(m.cfg.HealthInterval)
-	defer health.Stop()
-	menus := time.NewTicker(m.cfg.MenuSyncInterval)
-	defer menus.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-health.C:
-			m.runAll(ctx, &wg, jobHealth)
-		case <-menus.C:
-			m.runAll(ctx, &wg, jobMenu)
-		case <-m.wake:
-			m.mu.Lock()
-			pending := m.pending
-			m.pending = map[int64]posJob{}
-			m.mu.Unlock()
-			for id, job := range pending {
-				m.start(ctx, &wg, id, job, true)
-			}
+// run starts the checks that are due: every POS's health and menus at
+// their intervals, registrations, and retries of first menu syncs. It
+// says when the next is due.
+func (m *Monitor) run(ctx context.Context) schedule.Result {
+	now := m.cfg.Now()
+	var all posJob
+	m.mu.Lock()
+	res := schedule.Result{Worked: m.ended > 0}
+	m.ended = 0
+	if !now.Before(m.nextHealth) {
+		all |= jobHealth
+		m.nextHealth = now.Add(m.cfg.HealthInterval)
+	}
+	if !now.Before(m.nextMenu) {
+		all |= jobMenu
+		m.nextMenu = now.Add(m.cfg.MenuSyncInterval)
+	}
+	res.Next = m.nextHealth
+	if m.nextMenu.Before(res.Next) {
+		res.Next = m.nextMenu
+	}
+	for id, at := range m.retryAt {
+		if !now.Before(at) {
+			m.pending[id] |= jobMenu
+			delete(m.retryAt, id)
+		} else if at.Before(res.Next) {
+			res.Next = at
 		}
 	}
+	pending := m.pending
+	m.pending = map[int64]posJob{}
+	m.mu.Unlock()
+
+	if all != 0 {
+		m.runAll(ctx, all)
+	}
+	for id, job := range pending {
+		m.start(id, job, true)
+	}
+	m.mu.Lock()
+	res.Busy = len(m.inFlight) > 0 || len(m.pending) > 0
+	res.Worked = res.Worked || res.Busy
+	m.mu.Unlock()
+	return res
 }
 
 // runAll starts job for every location with a POS.
-func (m *Monitor) runAll(ctx context.Context, wg *sync.WaitGroup, job posJob) {
+func (m *Monitor) runAll(ctx context.Context, job posJob) {
 	var locs []store.POSLocation
 	err := m.cfg.DB.Read(ctx, func(tx *store.Tx) error {
 		var err error
@@ -143,7 +179,7 @@ func (m *Monitor) runAll(ctx context.Context, wg *sync.WaitGroup, job posJob) {
 		return
 	}
 	for _, l := range locs {
-		m.start(ctx, wg, l.LocationID, job, false)
+		m.start(l.LocationID, job, false)
 	}
 }
 
@@ -152,8 +188,8 @@ func (m *Monitor) runAll(ctx context.Context, wg *sync.WaitGroup, job posJob) {
 // of a registration (again) are kept pending instead and run when the
 // running ones end: the registration may be about a change the running
 // check did not see, such as a new mode of the demo POS, and must not wait
-// for the next tick.
-func (m *Monitor) start(ctx context.Context, wg *sync.WaitGroup, locationID int64, job posJob, again bool) {
+// for the next interval.
+func (m *Monitor) start(locationID int64, job posJob, again bool) {
 	m.mu.Lock()
 	if busy := job & m.inFlight[locationID]; busy != 0 && again {
 		m.pending[locationID] |= busy
@@ -164,31 +200,36 @@ func (m *Monitor) start(ctx context.Context, wg *sync.WaitGroup, locationID int6
 	if job == 0 {
 		return
 	}
-	wg.Go(func() {
+	m.wg.Go(func() {
 		defer func() {
 			m.mu.Lock()
 			if m.inFlight[locationID] &^= job; m.inFlight[locationID] == 0 {
 				delete(m.inFlight, locationID)
 			}
-			waiting := m.pending[locationID] != 0
+			m.ended++
 			m.mu.Unlock()
-			if waiting {
-				m.signal()
-			}
+			m.handle.Wake()
 		}()
+		ctx := m.checks
 		select {
 		case m.sem <- struct{}{}:
 			defer func() { <-m.sem }()
 		case <-ctx.Done():
 			return
 		}
-		m.run(ctx, locationID, job)
+		if m.cfg.Tracer != nil {
+			var span trace.Span
+			ctx, span = m.cfg.Tracer.Start(ctx, "pos monitor check", trace.WithNewRoot(),
+				trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attribute.Int64("refserver.location_id", locationID)))
+			defer span.End()
+		}
+		m.check(ctx, locationID, job)
 	})
 }
 
-// run loads the location's POS (it may have changed since the job was
+// check loads the location's POS (it may have changed since the job was
 // queued) and does the job.
-func (m *Monitor) run(ctx context.Context, locationID int64, job posJob) {
+func (m *Monitor) check(ctx context.Context, locationID int64, job posJob) {
 	var loc store.POSLocation
 	err := m.cfg.DB.Read(ctx, func(tx *store.Tx) error {
 		var err error
@@ -293,13 +334,12 @@ func (m *Monitor) retryFirstSync(ctx context.Context, locationID int64) {
 		return
 	}
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	n := m.retries[locationID]
 	m.retries[locationID] = n + 1
-	m.mu.Unlock()
 	wait := menuRetryBase << min(n, 16)
 	if wait <= 0 || wait >= m.cfg.MenuSyncInterval {
 		return // the periodic sync comes as soon
 	}
-	t := time.AfterFunc(wait, func() { m.enqueue(locationID, jobMenu) })
-	context.AfterFunc(ctx, func() { t.Stop() })
+	m.retryAt[locationID] = m.cfg.Now().Add(wait)
 }

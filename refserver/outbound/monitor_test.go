@@ -50,11 +50,10 @@ func TestMonitorRunsARegistrationThatCameDuringACheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := NewMonitor(MonitorConfig{DB: db, HTTPClient: pos.Client(), Logger: slog.New(slog.DiscardHandler),
+	m := NewMonitor(MonitorConfig{DB: db, Now: time.Now, HTTPClient: pos.Client(), Logger: slog.New(slog.DiscardHandler),
 		HealthInterval: time.Hour, MenuSyncInterval: time.Hour})
-	done := make(chan struct{})
-	go func() { m.Run(ctx); close(done) }()
-	defer func() { cancel(); close(release); <-done }()
+	stop := runScheduled(t, m.Schedule, m.Wait)
+	defer func() { close(release); stop() }()
 
 	wait := func(what string) {
 		t.Helper()

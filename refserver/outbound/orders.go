@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
@@ -28,9 +29,6 @@ import (
 const (
 	// orderMaxTries is the number of tries before an order is failed.
 	orderMaxTries = 10
-	// orderPollInterval is the longest the dispatcher sleeps between looks
-	// at the database.
-	orderPollInterval = time.Second
 	// orderSendTimeout bounds one send to a POS.
 	orderSendTimeout = 10 * time.Second
 	// orderSendConcurrency bounds the sends in flight.
@@ -53,6 +51,8 @@ type OrderConfig struct {
 	RetryBase, RetryMax time.Duration
 	// Meter, when set, counts the tries by outcome (MetricDeliveries).
 	Meter metric.Meter
+	// Tracer, when set, traces each try (DispatcherConfig.Tracer).
+	Tracer trace.Tracer
 }
 
 // orderPolicy is how orders are retried.
@@ -70,15 +70,15 @@ func orderPolicy(base, max time.Duration) Policy {
 // locations' universal POSes. Wake it when an order's fulfillment is set.
 func NewOrderDispatcher(cfg OrderConfig) *Dispatcher {
 	return NewDispatcher(DispatcherConfig{
-		Name:         "order dispatcher",
-		Queue:        &orderQueue{db: cfg.DB, http: cfg.HTTPClient, log: cfg.Logger},
-		Policy:       orderPolicy(cfg.RetryBase, cfg.RetryMax),
-		Now:          cfg.Now,
-		Logger:       cfg.Logger,
-		PollInterval: orderPollInterval,
-		Concurrency:  orderSendConcurrency,
-		Batch:        orderDueBatch,
-		Meter:        cfg.Meter,
+		Name:        "order dispatcher",
+		Queue:       &orderQueue{db: cfg.DB, http: cfg.HTTPClient, log: cfg.Logger},
+		Policy:      orderPolicy(cfg.RetryBase, cfg.RetryMax),
+		Now:         cfg.Now,
+		Logger:      cfg.Logger,
+		Concurrency: orderSendConcurrency,
+		Batch:       orderDueBatch,
+		Meter:       cfg.Meter,
+		Tracer:      cfg.Tracer,
 	})
 }
 

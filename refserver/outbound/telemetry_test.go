@@ -24,22 +24,18 @@ func TestDispatcherCountsDeliveriesByOutcome(t *testing.T) {
 	q.add("retried", down, nil)
 	q.add("refused", errFinal)
 	d := NewDispatcher(DispatcherConfig{
-		Name:         "test",
-		Queue:        q,
-		Policy:       Policy{MaxTries: 3, Base: time.Millisecond, Max: time.Millisecond, Temporary: func(err error) bool { return !errors.Is(err, errFinal) }, MaxDetail: 100},
-		Now:          time.Now,
-		Logger:       slog.New(slog.DiscardHandler),
-		PollInterval: time.Hour,
-		Concurrency:  2,
-		Batch:        10,
-		Meter:        mp.Meter("test"),
+		Name:        "test",
+		Queue:       q,
+		Policy:      Policy{MaxTries: 3, Base: time.Millisecond, Max: time.Millisecond, Temporary: func(err error) bool { return !errors.Is(err, errFinal) }, MaxDetail: 100},
+		Now:         time.Now,
+		Logger:      slog.New(slog.DiscardHandler),
+		Concurrency: 2,
+		Batch:       10,
+		Meter:       mp.Meter("test"),
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); d.Run(ctx) }()
+	stop := runScheduled(t, d.Schedule, d.Wait)
 	waitUntil(t, "every delivery settled", q.settled)
-	cancel()
-	<-done
+	stop()
 
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(context.Background(), &rm); err != nil {

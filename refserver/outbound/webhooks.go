@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hospo-dev/hospo-go/events"
 	"github.com/hospo-dev/hospo-go/refserver/internal/seal"
@@ -33,7 +34,6 @@ const (
 	webhookMaxTries    = 15
 	webhookRetryBase   = time.Second
 	webhookRetryMax    = time.Hour
-	webhookPoll        = time.Second
 	webhookConcurrency = 8
 	webhookDueBatch    = 64
 	// maxWebhookErrorDetail bounds the failure text kept per delivery.
@@ -59,6 +59,8 @@ type WebhookConfig struct {
 	Timeout time.Duration
 	// Meter, when set, counts the attempts by outcome (MetricDeliveries).
 	Meter metric.Meter
+	// Tracer, when set, traces each try (DispatcherConfig.Tracer).
+	Tracer trace.Tracer
 }
 
 // webhookPolicy is how deliveries are retried: every failure may pass.
@@ -81,15 +83,15 @@ func NewWebhookDispatcher(cfg WebhookConfig) *Dispatcher {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	return NewDispatcher(DispatcherConfig{
-		Name:         "webhook dispatcher",
-		Queue:        &webhookQueue{cfg: cfg, http: hc},
-		Policy:       webhookPolicy(),
-		Now:          cfg.Now,
-		Logger:       cfg.Logger,
-		PollInterval: webhookPoll,
-		Concurrency:  webhookConcurrency,
-		Batch:        webhookDueBatch,
-		Meter:        cfg.Meter,
+		Name:        "webhook dispatcher",
+		Queue:       &webhookQueue{cfg: cfg, http: hc},
+		Policy:      webhookPolicy(),
+		Now:         cfg.Now,
+		Logger:      cfg.Logger,
+		Concurrency: webhookConcurrency,
+		Batch:       webhookDueBatch,
+		Meter:       cfg.Meter,
+		Tracer:      cfg.Tracer,
 	})
 }
 

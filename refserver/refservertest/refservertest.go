@@ -395,7 +395,8 @@ func (e *Env) NewAPIKey(t testing.TB, locationIDs ...int64) string {
 }
 
 // AdvanceClock moves the virtual clock forward by d (whole seconds; the
-// rest is dropped) with POST /sandbox/clock.
+// rest is dropped) with POST /sandbox/clock, which returns once the work
+// the new time made due has run and committed: read its outcome at once.
 func (e *Env) AdvanceClock(t testing.TB, d time.Duration) {
 	t.Helper()
 	e.mustAdmin(t, http.StatusOK, http.MethodPost, "/sandbox/clock",

@@ -1,7 +1,7 @@
-// Package wake is the loop of the server's background workers: each does
-// what has become due (on the virtual clock), then sleeps until the next
-// thing is due, unless something wakes it first: the clock was advanced,
-// or a request made new work.
+// Package wake is the loop of every background worker, in the SDK and in
+// the server alike: do what has become due, then sleep until the next
+// thing is due, unless something wakes the worker first (new work came
+// in, or the sandbox's virtual clock moved).
 package wake
 
 import (
@@ -25,7 +25,8 @@ func (s Signal) Wake() {
 }
 
 // Loop calls step at once and then again each time the wait that step
-// returned has passed or s is woken, until ctx ends.
+// returned has passed or s is woken, until ctx ends. A nil s is never
+// woken: the loop only keeps time.
 func Loop(ctx context.Context, s Signal, step func(context.Context) time.Duration) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
