@@ -19,12 +19,26 @@
 // those into its 3.0 model in memory (see normaliseNulls). Money carries the
 // extension x-decimal-places: 2 rather than multipleOf: 0.01, which
 // validators that compute in binary floating point get wrong (they refuse
-// 19.99); Load turns it into multipleOf for kin-openapi, which checks it in
-// decimal (see applyDecimalPlaces). Keywords it does not know (const,
+// 19.99); Load turns it into a number format that counts the decimals
+// the JSON had (see applyDecimalPlaces). Keywords it does not know (const,
 // examples, numeric exclusiveMinimum, propertyNames, members beside $ref)
 // are not used. Request bodies admit unknown members, as the server ignores
 // them; response bodies do not, so that an undocumented member in a
 // response is caught.
+//
+// The document is also written for client generators, and tests in the
+// nested module genclient hold it to that: oapi-codegen's default settings
+// generate a Go client that compiles, and openapi-typescript's types refuse
+// under tsc --strict the bodies the server refuses. So every amount refers
+// to the one Money schema (format double, and x-go-type for the SDK's exact
+// client.Money; a field's narrower range sits beside an allOf of it); error
+// codes are the ErrorCode enum and every error response is the one Error
+// schema, its codes listed in x-error-codes, which Load turns back into an
+// enum per response (see applyErrorCodes); each event type has its schema
+// (Event is their union on type), kept from pruning by the callback of
+// POST /v1/webhooks; and a choice between members (one token or the
+// other) is an allOf of an anyOf beside the properties, which generators
+// read as the properties and one of the alternatives.
 //
 // The documents state every rule the server enforces on a request: as schema
 // keywords where JSON Schema can say it (lengths, ranges, patterns for blank

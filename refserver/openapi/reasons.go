@@ -71,13 +71,12 @@ func schemaReason(e *openapi3.SchemaError) string {
 	case "nullable":
 		return "must not be null"
 	case "format":
+		if e.Schema != nil && strings.HasPrefix(e.Schema.Format, decimalFormatPrefix) {
+			// Money: the server's own wording for the same rule.
+			return "must have at most " + strings.TrimPrefix(e.Schema.Format, decimalFormatPrefix) + " decimal places"
+		}
 		if e.Schema != nil && e.Schema.Format != "" {
 			return "not a valid " + e.Schema.Format
-		}
-	case "multipleOf":
-		// Money: the server's own wording for the same rule.
-		if e.Schema != nil && e.Schema.MultipleOf != nil && *e.Schema.MultipleOf == 0.01 {
-			return "must have at most 2 decimal places"
 		}
 	case "enum":
 		if e.Schema != nil && len(e.Schema.Enum) > 0 {

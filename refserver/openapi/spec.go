@@ -57,6 +57,9 @@ func load(data []byte) (*openapi3.T, error) {
 	if err := applyDecimalPlaces(doc); err != nil {
 		return nil, err
 	}
+	if err := applyErrorCodes(doc); err != nil {
+		return nil, err
+	}
 	if err := doc.Validate(loader.Context); err != nil {
 		return nil, fmt.Errorf("openapi: validate: %w", err)
 	}
