@@ -26,7 +26,7 @@ func (s *Server) handleListClosedBills(r *http.Request) (api.Read, error) {
 		return nil, api.NotFound("Location")
 	}
 	if !api.RequestFrom(r.Context()).Principal().CanSeeLocation(locationID) {
-		return nil, apiErrMsg(client.CodeForbidden, "The API key is not scoped to this location.")
+		return nil, api.ErrMsg(client.CodeForbidden, "The API key is not scoped to this location.")
 	}
 	rng, qerr := parseClosedRange(r.URL.RawQuery)
 	if qerr != nil {
@@ -84,10 +84,10 @@ func parseClosedRange(rawQuery string) (closedRange, *api.Error) {
 		return closedRange{}, aerr
 	}
 	if from.After(to) {
-		return closedRange{}, apiErrMsg(client.CodeInvalidQuery, "from must not be after to.")
+		return closedRange{}, api.ErrMsg(client.CodeInvalidQuery, "from must not be after to.")
 	}
 	if to.Sub(from) > bills.MaxRange {
-		return closedRange{}, apiErrMsg(client.CodeInvalidQuery, "The range from..to must not span more than 31 days.")
+		return closedRange{}, api.ErrMsg(client.CodeInvalidQuery, "The range from..to must not span more than 31 days.")
 	}
 	rng := closedRange{from: from.Unix(), to: to.Unix()}
 	if from.Nanosecond() != 0 {
@@ -101,10 +101,10 @@ func queryTime(q url.Values, name string) (time.Time, *api.Error) {
 	vals := q[name]
 	switch {
 	case len(vals) == 0 || vals[0] == "":
-		return time.Time{}, apiErrMsg(client.CodeInvalidQuery,
+		return time.Time{}, api.ErrMsg(client.CodeInvalidQuery,
 			name+" is required: an ISO 8601 date-time with offset, such as 2026-05-01T10:00:00Z.")
 	case len(vals) > 1:
-		return time.Time{}, apiErrMsg(client.CodeInvalidQuery, name+" must be given once.")
+		return time.Time{}, api.ErrMsg(client.CodeInvalidQuery, name+" must be given once.")
 	}
 	v := vals[0]
 	t, err := client.ParseQueryTime(v)
@@ -114,11 +114,11 @@ func queryTime(q url.Values, name string) (time.Time, *api.Error) {
 	// "2026-05-01T10:00:00 01:00": the "+" arrived as a space.
 	if i := strings.LastIndexByte(v, ' '); i >= 0 {
 		if _, err := client.ParseQueryTime(v[:i] + "+" + v[i+1:]); err == nil {
-			return time.Time{}, apiErrMsg(client.CodeInvalidQuery,
+			return time.Time{}, api.ErrMsg(client.CodeInvalidQuery,
 				name+": the + of the offset arrived as a space; URL-encode the + as %2B.")
 		}
 	}
-	return time.Time{}, apiErrMsg(client.CodeInvalidQuery,
+	return time.Time{}, api.ErrMsg(client.CodeInvalidQuery,
 		name+" is not an ISO 8601 date-time with offset, such as 2026-05-01T10:00:00Z or 2026-05-01T10:00:00%2B01:00.")
 }
 
@@ -140,7 +140,7 @@ func parseBillScopes(rawQuery string) (rules.BillScopes, *api.Error) {
 		for name := range strings.SplitSeq(v, ",") {
 			switch bills.Scope(strings.TrimSpace(name)) {
 			case "":
-				return rules.BillScopes{}, apiErrMsg(client.CodeInvalidQuery, fmt.Sprintf(
+				return rules.BillScopes{}, api.ErrMsg(client.CodeInvalidQuery, fmt.Sprintf(
 					"Empty scope in %q; separate the scopes with single commas.", truncateRunes(v, 40)))
 			case bills.ScopeItems:
 				sc.Items = true
@@ -155,14 +155,14 @@ func parseBillScopes(rawQuery string) (rules.BillScopes, *api.Error) {
 			case bills.ScopeStaff:
 				sc.Staff = true
 			default:
-				return rules.BillScopes{}, apiErrMsg(client.CodeInvalidQuery, fmt.Sprintf(
+				return rules.BillScopes{}, api.ErrMsg(client.CodeInvalidQuery, fmt.Sprintf(
 					"Unknown scope %q; the scopes are bill.items, bill.payments, bill.users, bill.table, table.location and bill.staff.",
 					truncateRunes(name, 40)))
 			}
 		}
 	}
 	if sc.TableLocation && !sc.Table {
-		return rules.BillScopes{}, apiErrMsg(client.CodeInvalidQuery, "Scope table.location needs bill.table as well.")
+		return rules.BillScopes{}, api.ErrMsg(client.CodeInvalidQuery, "Scope table.location needs bill.table as well.")
 	}
 	return sc, nil
 }

@@ -77,7 +77,7 @@ func testRoutes(s *Server, r chi.Router) {
 	r.With(s.guards.POS).Get("/v1/test/pos/{locationId}", func(w http.ResponseWriter, r *http.Request) {
 		id, _ := strconv.ParseInt(chi.URLParam(r, "locationId"), 10, 64)
 		if !api.RequestFrom(r.Context()).Principal().CanSeeLocation(id) {
-			s.api.Error(w, r, apiErr(client.CodeForbidden))
+			s.api.Error(w, r, api.Err(client.CodeForbidden))
 			return
 		}
 		s.api.JSON(w, r, http.StatusOK, map[string]any{"requestInfo": s.api.Info(r)})
@@ -85,7 +85,7 @@ func testRoutes(s *Server, r chi.Router) {
 	r.With(s.guards.APIKey).Get("/v3/test/location/{locationId}/bills", func(w http.ResponseWriter, r *http.Request) {
 		id, _ := strconv.ParseInt(chi.URLParam(r, "locationId"), 10, 64)
 		if !api.RequestFrom(r.Context()).Principal().CanSeeLocation(id) {
-			s.api.Error(w, r, apiErr(client.CodeForbidden))
+			s.api.Error(w, r, api.Err(client.CodeForbidden))
 			return
 		}
 		s.api.JSON(w, r, http.StatusOK, map[string]any{"requestInfo": s.api.Info(r)})
@@ -99,7 +99,7 @@ func testRoutes(s *Server, r chi.Router) {
 	})
 	public.Get("/v1/test/error/{code}", func(w http.ResponseWriter, r *http.Request) {
 		c, _ := strconv.Atoi(chi.URLParam(r, "code"))
-		s.api.Error(w, r, apiErr(client.Code(c)))
+		s.api.Error(w, r, api.Err(client.Code(c)))
 	})
 	// POST /v1/test/count creates a user per request that does work, so
 	// tests can count how often the work really happened.
@@ -116,7 +116,7 @@ func testRoutes(s *Server, r chi.Router) {
 			return nil, err
 		}
 		if len(bad) > 0 {
-			return nil, validationErr(bad)
+			return nil, api.Invalid(bad)
 		}
 		return func(tx *store.Tx) (any, error) {
 			id, err := tx.InsertUser()

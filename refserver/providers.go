@@ -123,7 +123,7 @@ type providerDTokeniseRequest struct {
 // keyId "key already used".
 func (s sandboxAPI) handleProviderDTokenise(w http.ResponseWriter, r *http.Request) {
 	if r.TLS == nil {
-		s.api.Error(w, r, apiErrMsg(client.CodeForbidden, "providerD tokenisation must be called over HTTPS."))
+		s.api.Error(w, r, api.ErrMsg(client.CodeForbidden, "providerD tokenisation must be called over HTTPS."))
 		return
 	}
 	var req providerDTokeniseRequest
@@ -149,7 +149,7 @@ func (s sandboxAPI) handleProviderDTokenise(w http.ResponseWriter, r *http.Reque
 			return err
 		}
 		if len(bad) > 0 {
-			return validationErr(bad) // rolls back a token issued for a key used meanwhile
+			return api.Invalid(bad) // rolls back a token issued for a key used meanwhile
 		}
 		out.Token = token
 		return nil

@@ -38,7 +38,7 @@ func (s *Server) handleCheckPush(w http.ResponseWriter, r *http.Request) (api.Wr
 	// The location is checked before the content, so that a POS learns
 	// nothing about the rules of a location it cannot write to.
 	if loc != nil && !q.Principal().CanSeeLocation(*loc) {
-		return nil, apiErrMsg(client.CodeForbidden, "The check's locationId is not the location of this POS token.")
+		return nil, api.ErrMsg(client.CodeForbidden, "The check's locationId is not the location of this POS token.")
 	}
 	if err := push.Validate(); err != nil {
 		return nil, err
@@ -117,7 +117,7 @@ func posLocation(r *http.Request) (int64, error) {
 		return 0, api.NotFound("Location")
 	}
 	if !api.RequestFrom(r.Context()).Principal().CanSeeLocation(id) {
-		return 0, apiErrMsg(client.CodeForbidden, "This POS token is for another location.")
+		return 0, api.ErrMsg(client.CodeForbidden, "This POS token is for another location.")
 	}
 	return id, nil
 }

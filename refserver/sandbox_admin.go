@@ -95,10 +95,10 @@ func (s sandboxAPI) handleAdvanceClock(_ http.ResponseWriter, r *http.Request) (
 		return nil, err
 	}
 	if len(bad) > 0 {
-		return nil, validationErr(bad)
+		return nil, api.Invalid(bad)
 	}
 	if req.AdvanceSeconds < 0 || req.AdvanceSeconds > maxAdvance {
-		return nil, validationErr(map[string]string{"advanceSeconds": fmt.Sprintf("must be between 0 and %d", maxAdvance)})
+		return nil, api.Invalid(map[string]string{"advanceSeconds": fmt.Sprintf("must be between 0 and %d", maxAdvance)})
 	}
 	return func(tx *store.Tx) (any, error) {
 		step := time.Duration(req.AdvanceSeconds) * time.Second

@@ -34,7 +34,7 @@ func (s *Server) handleGetUser(r *http.Request) (api.Read, error) {
 	for _, sc := range r.URL.Query()["scope"] {
 		for _, part := range strings.Split(sc, ",") {
 			if part != "wallet" {
-				return nil, apiErrMsg(client.CodeInvalidQuery, "Unknown scope; the one scope is wallet.")
+				return nil, api.ErrMsg(client.CodeInvalidQuery, "Unknown scope; the one scope is wallet.")
 			}
 		}
 	}

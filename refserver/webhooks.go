@@ -100,7 +100,7 @@ func (s *Server) handleListDeliveries(r *http.Request) (api.Read, error) {
 	}
 	status := events.DeliveryStatus(q.Get("status"))
 	if status != "" && !slices.Contains(rules.DeliveryStatuses, status) {
-		return nil, apiErrMsg(client.CodeInvalidQuery, "status must be pending, delivered or failed.")
+		return nil, api.ErrMsg(client.CodeInvalidQuery, "status must be pending, delivered or failed.")
 	}
 	limit, qerr := queryInt(q, "limit", rules.DefaultDeliveriesListed, 1, rules.MaxDeliveriesListed)
 	if qerr != nil {
@@ -132,7 +132,7 @@ func (s *Server) handleRedeliver(_ http.ResponseWriter, r *http.Request) (api.Wr
 func parseQuery(raw string) (url.Values, *api.Error) {
 	q, err := url.ParseQuery(raw)
 	if err != nil {
-		return nil, apiErrMsg(client.CodeInvalidQuery, "The query string is not valid URL encoding.")
+		return nil, api.ErrMsg(client.CodeInvalidQuery, "The query string is not valid URL encoding.")
 	}
 	return q, nil
 }
@@ -146,7 +146,7 @@ func queryInt(q url.Values, name string, def, lo, hi int) (int, error) {
 	}
 	n, err := strconv.Atoi(vals[0])
 	if len(vals) > 1 || err != nil || n < lo || n > hi {
-		return 0, apiErrMsg(client.CodeInvalidQuery, name+" must be given once, as an integer from "+
+		return 0, api.ErrMsg(client.CodeInvalidQuery, name+" must be given once, as an integer from "+
 			strconv.Itoa(lo)+" to "+strconv.Itoa(hi)+".")
 	}
 	return n, nil
