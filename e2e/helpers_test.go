@@ -17,7 +17,7 @@ import (
 	"github.com/hospo-dev/hospo-go/fulfillment"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
@@ -189,9 +189,9 @@ func (w *world) orderRequest() fulfillment.OrderRequest {
 }
 
 // addFault registers f through the SDK's admin credential.
-func (w *world) addFault(t *testing.T, f fault) sandbox.Fault {
+func (w *world) addFault(t *testing.T, f fault) sim.Fault {
 	t.Helper()
-	var out sandbox.Fault
+	var out sim.Fault
 	if _, err := w.admin.Do(t.Context(), &client.Request{Method: http.MethodPost, Path: "sandbox/faults", Body: f, Auth: client.AuthAdminKey}, &out); err != nil {
 		t.Fatalf("POST /sandbox/faults %+v: %v", f, err)
 	}
@@ -199,10 +199,10 @@ func (w *world) addFault(t *testing.T, f fault) sandbox.Fault {
 }
 
 // faults lists the active faults.
-func (w *world) faults(t *testing.T) []sandbox.Fault {
+func (w *world) faults(t *testing.T) []sim.Fault {
 	t.Helper()
 	var out struct {
-		Faults []sandbox.Fault `json:"faults"`
+		Faults []sim.Fault `json:"faults"`
 	}
 	if _, err := w.admin.Do(t.Context(), &client.Request{Path: "sandbox/faults", Auth: client.AuthAdminKey}, &out); err != nil {
 		t.Fatalf("GET /sandbox/faults: %v", err)

@@ -15,7 +15,7 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
@@ -127,13 +127,13 @@ func (a *consoleAgent) mustPage(path string) string {
 
 // readJournal fetches GET /sandbox/requests?query and returns the body
 // both decoded and raw.
-func readJournal(t *testing.T, env *refservertest.Env, query string) (sandboxapi.Journal, []byte) {
+func readJournal(t *testing.T, env *refservertest.Env, query string) (sandbox.Journal, []byte) {
 	t.Helper()
 	var raw json.RawMessage
 	if st := env.AdminDo(t, http.MethodGet, "/sandbox/requests?"+query, nil, &raw); st != http.StatusOK {
 		t.Fatalf("GET /sandbox/requests?%s: status %d: %s", query, st, raw)
 	}
-	var l sandboxapi.Journal
+	var l sandbox.Journal
 	if err := json.Unmarshal(raw, &l); err != nil {
 		t.Fatalf("decode journal: %v", err)
 	}

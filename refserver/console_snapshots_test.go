@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // The controls page saves, lists, restores and deletes snapshots through
@@ -37,7 +37,7 @@ func TestConsoleSnapshots(t *testing.T) {
 	if !strings.Contains(page, "Snapshot &lt;b&gt;scene&lt;/b&gt; saved.") || strings.Contains(page, "<b>scene</b>") {
 		t.Error("saving is not confirmed, or the name is not escaped")
 	}
-	var list struct{ Snapshots []sandboxapi.Snapshot }
+	var list struct{ Snapshots []sandbox.Snapshot }
 	env.AdminDo(t, http.MethodGet, "/sandbox/snapshots", nil, &list)
 	if len(list.Snapshots) != 1 {
 		t.Fatalf("snapshots = %+v, want the one saved", list.Snapshots)

@@ -12,7 +12,7 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
@@ -177,7 +177,7 @@ func TestNoSecretsInDatabase(t *testing.T) {
 			}
 		}
 		// The universal POS bearer token is the one secret kept usable.
-		if !bytes.Contains(db, []byte(sandbox.DemoPOSToken(env.AdminKey))) {
+		if !bytes.Contains(db, []byte(sim.DemoPOSToken(env.AdminKey))) {
 			t.Logf("%s: demo POS bearer token not found (fine, just unexpected)", when)
 		}
 	}

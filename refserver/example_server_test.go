@@ -8,7 +8,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/hospo-dev/hospo-go/refserver"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 )
 
 // The server runs in-process on an in-memory database; the demo fixture is
@@ -29,12 +29,12 @@ func ExampleNew() {
 		log.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var f sandbox.Fixtures
+	var f sim.Fixtures
 	if err := json.NewDecoder(resp.Body).Decode(&f); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(len(f.Users), "users;", f.Locations[0].Name, "pays through", f.Locations[0].Gateway)
-	fmt.Println(f.Users[0].AccessToken == sandbox.DemoUserToken("example-admin-key", 1))
+	fmt.Println(f.Users[0].AccessToken == sim.DemoUserToken("example-admin-key", 1))
 	// Output:
 	// 2 users; Harbour Grill pays through providerB
 	// true

@@ -17,7 +17,7 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
@@ -26,7 +26,7 @@ const testAdminKey = "internal-test-admin-key"
 // testRSAKey is made once and handed out as every providerD key of the
 // test servers, which need keys but not the cost of making them.
 var testRSAKey = sync.OnceValue(func() *rsa.PrivateKey {
-	k, err := sandbox.NewRSAKey()
+	k, err := sim.NewRSAKey()
 	if err != nil {
 		panic(err)
 	}
@@ -213,7 +213,7 @@ func wantError(t *testing.T, resp response, code client.Code) {
 	}
 }
 
-func (ts *testServer) fixtures(t *testing.T) sandbox.Fixtures {
+func (ts *testServer) fixtures(t *testing.T) sim.Fixtures {
 	t.Helper()
 	f, err := ts.Fixtures(t.Context())
 	if err != nil {

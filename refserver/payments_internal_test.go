@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hospo-dev/hospo-go/client"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
@@ -65,13 +65,13 @@ func TestExpiredProviderDKeysArePurged(t *testing.T) {
 	}
 	// Expired, but within the retention: kept, so a late use is told
 	// "key expired".
-	ts.clock.SetOffset(sandbox.ProviderDKeyLifetime + time.Hour)
+	ts.clock.SetOffset(sim.ProviderDKeyLifetime + time.Hour)
 	getKey()
 	if n := countRows(t, ts, "providerd_keys"); n != 3 {
 		t.Fatalf("%d keys, want 3", n)
 	}
 	// Past the retention: the two old keys go with the next sweep.
-	ts.clock.SetOffset(sandbox.ProviderDKeyLifetime + store.ProviderDKeyRetention + time.Second)
+	ts.clock.SetOffset(sim.ProviderDKeyLifetime + store.ProviderDKeyRetention + time.Second)
 	getKey()
 	if _, err := ts.db.Sweep(t.Context()); err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestExpiredProviderDKeysArePurged(t *testing.T) {
 	}
 }
 
-// A user holds at most sandbox.MaxOpenProviderDKeys keys that are neither
+// A user holds at most sim.MaxOpenProviderDKeys keys that are neither
 // used nor expired; one more is 429001 with Retry-After until the first
 // expires. Using a key or letting it expire makes room, and other users are
 // not held up.
@@ -98,14 +98,14 @@ func TestProviderDKeysBoundedPerUser(t *testing.T) {
 		}
 		return resp
 	}
-	for i := range sandbox.MaxOpenProviderDKeys {
+	for i := range sim.MaxOpenProviderDKeys {
 		if resp := keys(f.Users[0].AccessToken); resp.status != http.StatusOK {
 			t.Fatalf("key %d: %d %s", i, resp.status, resp.raw)
 		}
 	}
 	resp := keys(f.Users[0].AccessToken)
 	wantError(t, resp, client.CodeTooManyRequests)
-	lifetime := int(sandbox.ProviderDKeyLifetime / time.Second)
+	lifetime := int(sim.ProviderDKeyLifetime / time.Second)
 	if ra, err := strconv.Atoi(resp.header.Get("Retry-After")); err != nil || ra < lifetime-60 || ra > lifetime {
 		t.Errorf("Retry-After %q, want about %d seconds", resp.header.Get("Retry-After"), lifetime)
 	}
@@ -122,7 +122,7 @@ func TestProviderDKeysBoundedPerUser(t *testing.T) {
 	}
 	wantError(t, keys(f.Users[0].AccessToken), client.CodeTooManyRequests)
 	// Expired keys make room too.
-	ts.clock.SetOffset(sandbox.ProviderDKeyLifetime + time.Second)
+	ts.clock.SetOffset(sim.ProviderDKeyLifetime + time.Second)
 	if resp := keys(f.Users[0].AccessToken); resp.status != http.StatusOK {
 		t.Errorf("after the keys expired: %d %s", resp.status, resp.raw)
 	}

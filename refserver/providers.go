@@ -7,14 +7,14 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
 // The endpoints of the sandbox payment providers (contract.md section 6):
 // providerB's public key, providerD's keys and its tokenisation endpoint.
-// What the providers do is in package sandbox.
+// What the providers do is in package sim.
 
 // providerDTokenisePath is where providerD's tokenisationUri points, on the
 // HTTPS listener.
@@ -23,7 +23,7 @@ const providerDTokenisePath = "/sandbox/providerD/tokenise"
 // handleProviderBPublicKey serves GET /sandbox/providerB/public-key: the
 // key a client encrypts card data to for providerBCse.
 func (s sandboxAPI) handleProviderBPublicKey(w http.ResponseWriter, r *http.Request) {
-	k, err := sandbox.EnsureProviderBKey(r.Context(), s.db)
+	k, err := sim.EnsureProviderBKey(r.Context(), s.db)
 	if err != nil {
 		s.api.Error(w, r, err)
 		return
@@ -41,11 +41,11 @@ type providerDKeyResponse struct {
 
 // Every answer of GET /v2/payment/providerD/keys is a new RSA-2048 key
 // pair. The keys are made ahead of time, providerDKeyPool of them, by one
-// background worker (sandbox.KeyPool), so a call costs the server no key
+// background worker (sim.KeyPool), so a call costs the server no key
 // making and all callers together never take more than one core for it; a
 // call that finds the pool empty waits up to providerDKeyWait for the next
 // key, and is otherwise a 429001. Each user holds at most
-// sandbox.MaxOpenProviderDKeys keys that are neither used nor expired; one
+// sim.MaxOpenProviderDKeys keys that are neither used nor expired; one
 // more is a 429001 too, with Retry-After until the first of them expires.
 const (
 	providerDKeyPool = 8
@@ -54,13 +54,13 @@ const (
 
 // handleProviderDKeys serves GET /v2/payment/providerD/keys: a fresh RSA
 // key pair whose private half is stored for the user, valid for one token
-// and sandbox.ProviderDKeyLifetime on the virtual clock.
+// and sim.ProviderDKeyLifetime on the virtual clock.
 func (s *Server) handleProviderDKeys(w http.ResponseWriter, r *http.Request) {
 	userID := api.RequestFrom(r.Context()).Principal().UserID
 	// Checked before a key is taken from the pool, and again as the key is
 	// stored, for two calls of one user at the same time.
 	tooMany := func(tx *store.Tx) error {
-		wait, err := sandbox.ProviderDKeyWait(tx, userID)
+		wait, err := sim.ProviderDKeyWait(tx, userID)
 		if err == nil && wait > 0 {
 			return api.TooManyRequests(wait)
 		}
@@ -77,8 +77,8 @@ func (s *Server) handleProviderDKeys(w http.ResponseWriter, r *http.Request) {
 		s.api.Error(w, r, api.TooManyRequests(time.Second))
 		return
 	}
-	kid := sandbox.NewProviderDKeyID()
-	privJWK, err := sandbox.MarshalPrivateJWK(priv, kid)
+	kid := sim.NewProviderDKeyID()
+	privJWK, err := sim.MarshalPrivateJWK(priv, kid)
 	if err != nil {
 		s.api.Error(w, r, err)
 		return
@@ -87,7 +87,7 @@ func (s *Server) handleProviderDKeys(w http.ResponseWriter, r *http.Request) {
 		if err := tooMany(tx); err != nil {
 			return err
 		}
-		return sandbox.StoreProviderDKey(tx, userID, kid, privJWK)
+		return sim.StoreProviderDKey(tx, userID, kid, privJWK)
 	})
 	if err != nil {
 		s.api.Error(w, r, err)
@@ -132,7 +132,7 @@ func (s sandboxAPI) handleProviderDTokenise(w http.ResponseWriter, r *http.Reque
 		s.api.Error(w, r, err)
 		return
 	}
-	card := sandbox.Card{Number: req.Number, ExpiryMonth: req.ExpiryMonth, ExpiryYear: req.ExpiryYear, CVC: req.CVC}
+	card := sim.Card{Number: req.Number, ExpiryMonth: req.ExpiryMonth, ExpiryYear: req.ExpiryYear, CVC: req.CVC}
 	for k, v := range card.Problems(s.clock.Now()) {
 		if _, missing := bad[k]; !missing {
 			bad[k] = v
@@ -144,7 +144,7 @@ func (s sandboxAPI) handleProviderDTokenise(w http.ResponseWriter, r *http.Reque
 	// request is refused with "key already used" rather than replayed.
 	var out wallet.ProviderDTokenResponse
 	err = s.db.Write(r.Context(), func(tx *store.Tx) error {
-		token, bad, err := sandbox.TokeniseProviderD(tx, req.KeyID, card, bad)
+		token, bad, err := sim.TokeniseProviderD(tx, req.KeyID, card, bad)
 		if err != nil {
 			return err
 		}

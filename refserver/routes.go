@@ -11,7 +11,7 @@ import (
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/journal"
 	"github.com/hospo-dev/hospo-go/refserver/openapi"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 )
 
 // routes builds the handler: the route table, in groups that carry their
@@ -130,7 +130,7 @@ func (s *Server) routes() http.Handler {
 		r.Get("/sandbox/ca.pem", serveStatic("application/x-pem-file", s.cert.CertPEM))
 		r.Get("/sandbox/providerB/public-key", sb.handleProviderBPublicKey)
 		r.Post(providerDTokenisePath, sb.handleProviderDTokenise)
-		r.Handle(sandbox.DemoPOSPath+"/*", http.StripPrefix(sandbox.DemoPOSPath, s.demoPOS))
+		r.Handle(sim.DemoPOSPath+"/*", http.StripPrefix(sim.DemoPOSPath, s.demoPOS))
 	})
 
 	// The sandbox admin API (contract.md section 6). s.admin holds the same

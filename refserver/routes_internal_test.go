@@ -13,7 +13,7 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/console"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 )
 
 // publicRoutes are the routes that need no credential, by design. Every
@@ -82,7 +82,7 @@ func TestRouteTable(t *testing.T) {
 		key := method + " " + route
 		seen[key] = true
 		switch {
-		case strings.HasPrefix(route, sandbox.DemoPOSPath+"/"):
+		case strings.HasPrefix(route, sim.DemoPOSPath+"/"):
 			return nil // the demo universal POS: another service's API, with its own bearer token
 		case strings.HasPrefix(route, console.Prefix+"/"), route == console.Prefix:
 			return nil // the console: its own sign-in, not the API's

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
@@ -102,7 +102,7 @@ func (s sandboxAPI) handleAdvanceClock(_ http.ResponseWriter, r *http.Request) (
 	}
 	return func(tx *store.Tx) (any, error) {
 		step := time.Duration(req.AdvanceSeconds) * time.Second
-		next, err := sandbox.AdvanceClock(tx, step)
+		next, err := sim.AdvanceClock(tx, step)
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +125,7 @@ func (s sandboxAPI) handleAdvanceClock(_ http.ResponseWriter, r *http.Request) (
 // transaction of its own, before the write that seeds the fixture.
 func (s sandboxAPI) handleReset(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
 	err := s.db.Write(r.Context(), func(tx *store.Tx) error {
-		if err := sandbox.Wipe(tx); err != nil {
+		if err := sim.Wipe(tx); err != nil {
 			return err
 		}
 		tx.AfterCommit(func() {
@@ -153,7 +153,7 @@ func (s sandboxAPI) handleReset(_ http.ResponseWriter, r *http.Request) (api.Wri
 }
 
 type faultsResponse struct {
-	Faults []sandbox.Fault `json:"faults"`
+	Faults []sim.Fault `json:"faults"`
 }
 
 // handleListFaults is GET /sandbox/faults: the active faults, which live

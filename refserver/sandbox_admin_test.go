@@ -10,7 +10,7 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 )
 
 func TestFixturesAreDerivedFromAdminKey(t *testing.T) {
@@ -18,18 +18,18 @@ func TestFixturesAreDerivedFromAdminKey(t *testing.T) {
 	env := refservertest.Start(t)
 	got := env.Fixtures(t)
 	k := env.AdminKey
-	want := sandbox.Fixtures{
-		Users: []sandbox.FixtureUser{
-			{UserID: 1, AccessToken: sandbox.DemoUserToken(k, 1)},
-			{UserID: 2, AccessToken: sandbox.DemoUserToken(k, 2)},
+	want := sim.Fixtures{
+		Users: []sim.FixtureUser{
+			{UserID: 1, AccessToken: sim.DemoUserToken(k, 1)},
+			{UserID: 2, AccessToken: sim.DemoUserToken(k, 2)},
 		},
-		Locations: []sandbox.FixtureLocation{
-			{LocationID: 1, Name: "Harbour Grill", Gateway: "providerB", POSAccessToken: sandbox.DemoPOSAccessToken(k, 1)},
-			{LocationID: 2, Name: "Garden Cafe", Gateway: "providerD", POSAccessToken: sandbox.DemoPOSAccessToken(k, 2)},
+		Locations: []sim.FixtureLocation{
+			{LocationID: 1, Name: "Harbour Grill", Gateway: "providerB", POSAccessToken: sim.DemoPOSAccessToken(k, 1)},
+			{LocationID: 2, Name: "Garden Cafe", Gateway: "providerD", POSAccessToken: sim.DemoPOSAccessToken(k, 2)},
 		},
-		APIKeys: []sandbox.FixtureAPIKey{
-			{APIKey: sandbox.DemoAPIKey(k, 1), LocationIDs: []int64{1}},
-			{APIKey: sandbox.DemoAPIKey(k, 2), LocationIDs: []int64{1, 2}},
+		APIKeys: []sim.FixtureAPIKey{
+			{APIKey: sim.DemoAPIKey(k, 1), LocationIDs: []int64{1}},
+			{APIKey: sim.DemoAPIKey(k, 2), LocationIDs: []int64{1, 2}},
 		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -187,7 +187,7 @@ func TestReset(t *testing.T) {
 	env.AdvanceClock(t, time.Hour)
 	env.AdminDo(t, "POST", "/sandbox/faults", map[string]any{"pathPrefix": "/v1/", "status": 500, "count": 5}, nil)
 
-	var after sandbox.Fixtures
+	var after sim.Fixtures
 	if st := env.AdminDo(t, "POST", "/sandbox/reset", nil, &after); st != http.StatusOK {
 		t.Fatalf("reset: %d", st)
 	}
@@ -220,7 +220,7 @@ func TestResetInARow(t *testing.T) {
 		if i%2 == 1 {
 			env.NewUser(t)
 		}
-		var after sandbox.Fixtures
+		var after sim.Fixtures
 		if st := env.AdminDo(t, "POST", "/sandbox/reset", nil, &after); st != http.StatusOK {
 			t.Fatalf("reset %d: %d", i+1, st)
 		}

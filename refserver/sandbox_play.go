@@ -10,7 +10,7 @@ import (
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/store"
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
@@ -34,7 +34,7 @@ func (s sandboxAPI) handlePayCheck(_ http.ResponseWriter, r *http.Request) (api.
 	if err != nil {
 		return nil, api.NotFound("Check")
 	}
-	var req sandboxapi.PayCheckRequest
+	var req sandbox.PayCheckRequest
 	if len(bytes.TrimSpace(api.RequestFrom(r.Context()).Body())) > 0 {
 		decoded, err := api.Decode(r, &req)
 		if err != nil {

@@ -9,12 +9,12 @@ import (
 
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
 // The sandbox's snapshots (contract.md section 9): copies of the whole
-// state, kept by sandbox.Snapshots.
+// state, kept by sim.Snapshots.
 
 // handleCreateSnapshot is POST /sandbox/snapshots (rules.CheckSnapshot). The
 // copy is made before the Write, from a reader: writes go on meanwhile,
@@ -37,7 +37,7 @@ func (s sandboxAPI) handleCreateSnapshot(_ http.ResponseWriter, r *http.Request)
 }
 
 type snapshotsResponse struct {
-	Snapshots []sandbox.Snapshot `json:"snapshots"`
+	Snapshots []sim.Snapshot `json:"snapshots"`
 }
 
 // handleListSnapshots is GET /sandbox/snapshots: every snapshot, oldest
@@ -93,7 +93,7 @@ func (s *Server) restoreSnapshot(ctx context.Context, id string) error {
 		if _, err := s.demo.Ensure(tx); err != nil {
 			return err
 		}
-		offset, err := sandbox.ClockOffset(tx)
+		offset, err := sim.ClockOffset(tx)
 		if err != nil {
 			return err
 		}

@@ -17,7 +17,7 @@ import (
 	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/refserver/store"
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // inMemory is the Start option of a server on ":memory:".
@@ -111,9 +111,9 @@ func TestSnapshotRestore(t *testing.T) {
 			if id, _ := env.NewUser(t); id != before+1 {
 				t.Errorf("next user id %d, want %d", id, before+1)
 			}
-			var list struct{ Snapshots []sandboxapi.Snapshot }
+			var list struct{ Snapshots []sandbox.Snapshot }
 			env.AdminDo(t, http.MethodGet, "/sandbox/snapshots", nil, &list)
-			if d := cmp.Diff([]sandboxapi.Snapshot{snap}, list.Snapshots); d != "" {
+			if d := cmp.Diff([]sandbox.Snapshot{snap}, list.Snapshots); d != "" {
 				t.Errorf("snapshots after restore (-want +got):\n%s", d)
 			}
 		})
@@ -229,7 +229,7 @@ func TestSnapshotErrors(t *testing.T) {
 				map[string]any{},
 				map[string]any{"name": ""},
 				map[string]any{"name": "   "},
-				map[string]any{"name": strings.Repeat("x", sandboxapi.MaxSnapshotName+1)},
+				map[string]any{"name": strings.Repeat("x", sandbox.MaxSnapshotName+1)},
 				map[string]any{"name": "a\tb"},
 			} {
 				var e struct {
@@ -240,7 +240,7 @@ func TestSnapshotErrors(t *testing.T) {
 					t.Errorf("POST %v: %d %+v, want 400002 naming name", body, st, e)
 				}
 			}
-			var list struct{ Snapshots []sandboxapi.Snapshot }
+			var list struct{ Snapshots []sandbox.Snapshot }
 			if env.AdminDo(t, http.MethodGet, "/sandbox/snapshots", nil, &list); len(list.Snapshots) != 0 {
 				t.Errorf("refused snapshots were saved: %+v", list.Snapshots)
 			}
@@ -269,7 +269,7 @@ func TestSnapshotErrors(t *testing.T) {
 				t.Errorf("restore deleted: %d, want 404", st)
 			}
 			env.AdminDo(t, http.MethodGet, "/sandbox/snapshots", nil, &list)
-			if d := cmp.Diff([]sandboxapi.Snapshot{b}, list.Snapshots); d != "" {
+			if d := cmp.Diff([]sandbox.Snapshot{b}, list.Snapshots); d != "" {
 				t.Errorf("snapshots after delete (-want +got):\n%s", d)
 			}
 		})

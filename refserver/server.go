@@ -23,8 +23,8 @@ import (
 	"github.com/hospo-dev/hospo-go/refserver/openapi"
 	"github.com/hospo-dev/hospo-go/refserver/outbound"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
 	"github.com/hospo-dev/hospo-go/refserver/schedule"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
@@ -125,7 +125,7 @@ type Config struct {
 	Propagator     propagation.TextMapPropagator
 
 	// providerDKeyGen makes providerD's RSA keys (default
-	// sandbox.NewRSAKey); tests hand out a key made once.
+	// sim.NewRSAKey); tests hand out a key made once.
 	providerDKeyGen func() (*rsa.PrivateKey, error)
 	// routeHook lets this package's own tests mount extra routes (a
 	// panicking handler, a test-only POST) inside the full middleware
@@ -158,9 +158,9 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	db      *store.DB
-	clock   *sandbox.Clock
-	faults  *sandbox.Faults
-	cert    sandbox.Certificate
+	clock   *sim.Clock
+	faults  *sim.Faults
+	cert    sim.Certificate
 	handler http.Handler
 
 	// orders sends orders to the universal POSes; monitor checks their
@@ -178,11 +178,11 @@ type Server struct {
 	diners *schedule.Handle
 	// demoPOS is the built-in demo universal POS; demo is the demo fixture.
 	demoPOS http.Handler
-	demo    sandbox.Demo
+	demo    sim.Demo
 	// providerDKeys holds providerD keys made ahead of time.
-	providerDKeys *sandbox.KeyPool
+	providerDKeys *sim.KeyPool
 	// snapshots keeps the sandbox's snapshots (sandbox_snapshots.go).
-	snapshots *sandbox.Snapshots
+	snapshots *sim.Snapshots
 
 	// The API plumbing (package api): api writes every response, tokens
 	// looks access tokens up, guards check credentials and make the
@@ -271,21 +271,21 @@ func New(cfg Config) (*Server, error) {
 		cfg.MaxFeedWaitsPerKey = DefaultMaxFeedWaitsPerKey
 	}
 	if cfg.providerDKeyGen == nil {
-		cfg.providerDKeyGen = sandbox.NewRSAKey
+		cfg.providerDKeyGen = sim.NewRSAKey
 	}
 
 	s := &Server{
 		cfg:    cfg,
 		log:    cfg.Logger,
-		clock:  sandbox.NewClock(cfg.Now),
-		faults: &sandbox.Faults{},
-		demo:   sandbox.Demo{AdminKey: cfg.AdminKey, POSURL: cfg.BaseURL + sandbox.DemoPOSPath},
+		clock:  sim.NewClock(cfg.Now),
+		faults: &sim.Faults{},
+		demo:   sim.Demo{AdminKey: cfg.AdminKey, POSURL: cfg.BaseURL + sim.DemoPOSPath},
 
 		adminKeys:     api.NewKeyAttempts(adminKeyBurst, adminKeyEvery, cfg.Now),
 		feedWaits:     newFeedWaits(cfg.MaxFeedWaits, cfg.MaxFeedWaitsPerKey),
-		providerDKeys: sandbox.NewKeyPool(providerDKeyPool, cfg.providerDKeyGen),
+		providerDKeys: sim.NewKeyPool(providerDKeyPool, cfg.providerDKeyGen),
 	}
-	cert, err := sandbox.LoadOrCreateCertificate(cfg.DBPath, cfg.Now())
+	cert, err := sim.LoadOrCreateCertificate(cfg.DBPath, cfg.Now())
 	if err != nil {
 		return nil, fmt.Errorf("refserver: %w", err)
 	}
@@ -305,8 +305,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("refserver: %w", err)
 	}
 	s.db = db
-	s.snapshots = sandbox.NewSnapshots(db, cfg.DBPath, s.clock.Now)
-	s.demoPOS = sandbox.NewDemoPOSHandler(cfg.AdminKey, db, cfg.Logger)
+	s.snapshots = sim.NewSnapshots(db, cfg.DBPath, s.clock.Now)
+	s.demoPOS = sim.NewDemoPOSHandler(cfg.AdminKey, db, cfg.Logger)
 	s.orders = outbound.NewOrderDispatcher(outbound.OrderConfig{
 		DB: db, Now: s.clock.Now, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
 		RetryBase: cfg.OrderRetryBase, RetryMax: cfg.OrderRetryMax, Meter: meter, Tracer: tracer,
@@ -435,14 +435,14 @@ func (s *Server) CACertPath() string {
 	if s.cfg.DBPath == store.MemoryPath {
 		return ""
 	}
-	c, _ := sandbox.CertPaths(s.cfg.DBPath)
+	c, _ := sim.CertPaths(s.cfg.DBPath)
 	return c
 }
 
 // Fixtures returns the demo fixture's credentials (what GET
 // /sandbox/fixtures shows), for the start-up banner.
-func (s *Server) Fixtures(ctx context.Context) (sandbox.Fixtures, error) {
-	var f sandbox.Fixtures
+func (s *Server) Fixtures(ctx context.Context) (sim.Fixtures, error) {
+	var f sim.Fixtures
 	err := s.db.Read(ctx, func(tx *store.Tx) error {
 		var err error
 		f, err = s.demo.Fixtures(tx)
@@ -483,9 +483,9 @@ func (s *Server) Close() error {
 }
 
 // loadClock restores the virtual clock's offset from sandbox_state.
-func loadClock(ctx context.Context, db *store.DB, clock *sandbox.Clock) error {
+func loadClock(ctx context.Context, db *store.DB, clock *sim.Clock) error {
 	return db.Read(ctx, func(tx *store.Tx) error {
-		d, err := sandbox.ClockOffset(tx)
+		d, err := sim.ClockOffset(tx)
 		clock.SetOffset(d)
 		return err
 	})

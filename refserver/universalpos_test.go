@@ -17,7 +17,7 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/universalpos"
 )
 
@@ -74,7 +74,7 @@ func TestDemoLocationsHaveMenusSoonAfterStart(t *testing.T) {
 			m = getMenu(t, env, loc.LocationID)
 			return m.SyncedAt != nil
 		})
-		if diff := cmp.Diff(sandbox.DemoMenus(), m.Menus, cmpMoney, cmpopts.EquateEmpty()); diff != "" {
+		if diff := cmp.Diff(sim.DemoMenus(), m.Menus, cmpMoney, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("location %d menu (-want +got):\n%s", loc.LocationID, diff)
 		}
 	}
@@ -84,8 +84,8 @@ func TestDemoPOSPassesConformanceCheck(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
 	report := universalpos.RunConformance(context.Background(), universalpos.ConformanceConfig{
-		URL:   env.URL + sandbox.DemoPOSPath,
-		Token: sandbox.DemoPOSToken(env.AdminKey),
+		URL:   env.URL + sim.DemoPOSPath,
+		Token: sim.DemoPOSToken(env.AdminKey),
 	})
 	var out bytes.Buffer
 	_ = report.Write(&out)

@@ -10,7 +10,7 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
@@ -55,7 +55,7 @@ func (s *Server) handleCardInsert(_ http.ResponseWriter, r *http.Request) (api.W
 	if err := rules.CheckCardInsert(q.Body(), &req, s.clock.Now()); err != nil {
 		return nil, err
 	}
-	var pbKey *sandbox.ProviderBKey
+	var pbKey *sim.ProviderBKey
 	err := s.db.Read(r.Context(), func(tx *store.Tx) (err error) {
 		pbKey, err = rules.ProviderBKey(tx, &req)
 		return err

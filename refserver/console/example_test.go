@@ -12,7 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/refserver/console"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
@@ -20,7 +20,7 @@ import (
 // logging in with the admin key starts.
 func Example() {
 	ctx := context.Background()
-	clock := sandbox.NewClock(time.Now)
+	clock := sim.NewClock(time.Now)
 	db, err := store.Open(ctx, store.MemoryPath, clock.Now)
 	if err != nil {
 		panic(err)
@@ -33,7 +33,7 @@ func Example() {
 		API:      http.NotFoundHandler(), // the server's API, for the controls
 		DB:       db,
 		Clock:    clock,
-		Faults:   &sandbox.Faults{},
+		Faults:   &sim.Faults{},
 	}))
 	srv := httptest.NewServer(r)
 	defer srv.Close()

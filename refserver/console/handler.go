@@ -10,7 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/refserver/journal"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
@@ -36,13 +36,13 @@ type Config struct {
 	// Clock is the sandbox's virtual clock, shown on every page. Sessions
 	// follow its real time, so that advancing the virtual clock does not
 	// log anyone out. Required.
-	Clock *sandbox.Clock
+	Clock *sim.Clock
 	// Faults are the sandbox's injected faults, listed on the controls
 	// page. Required.
-	Faults *sandbox.Faults
+	Faults *sim.Faults
 	// Snapshots are the sandbox's snapshots, listed on the controls page;
 	// nil lists none.
-	Snapshots *sandbox.Snapshots
+	Snapshots *sim.Snapshots
 	// Journal is the request journal the requests page shows; nil shows
 	// the journal as turned off.
 	Journal *journal.Journal

@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
@@ -237,7 +237,7 @@ func (h *Handler) loadRequests(r *http.Request) (any, error) {
 
 type controlsView struct {
 	Clock     statusView
-	Faults    []sandbox.Fault
+	Faults    []sim.Fault
 	Snapshots []snapshotView
 	// QuickAdvances are the one-click clock steps, in seconds. Six minutes
 	// is the first that takes a location offline.

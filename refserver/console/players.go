@@ -10,7 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/refserver/store"
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // The sandbox playing the other side, on a location's page: a check's
@@ -59,7 +59,7 @@ func loadPlayers(tx *store.Tx, locationID int64, v *locationPageView) error {
 		return err
 	}
 	v.DemoPOS = demoPOSView{Mode: m.Mode, FailCount: m.FailCount, FailuresLeft: m.FailuresLeft, DelayMs: m.DelayMs}
-	for _, m := range sandboxapi.DemoPOSModes() {
+	for _, m := range sandbox.DemoPOSModes() {
 		v.DemoPOS.Modes = append(v.DemoPOS.Modes, string(m))
 	}
 	return nil

@@ -3,7 +3,7 @@ package journal
 import (
 	"sync"
 
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // DefaultSize is how many requests a Journal keeps when New is given 0.
@@ -12,7 +12,7 @@ const DefaultSize = 1000
 // Entry is one request as the journal keeps it. Seq numbers the entries
 // in arrival order, from 1; Time is on the server's virtual clock, the
 // clock of requestInfo.serverTime.
-type Entry = sandboxapi.JournalEntry
+type Entry = sandbox.JournalEntry
 
 // credentialNone is the Credential of a request that carried none, or
 // none that was recognised.

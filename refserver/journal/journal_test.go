@@ -13,16 +13,16 @@ import (
 	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/journal"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 func id(n int64) *int64               { return &n }
 func code(c client.Code) *client.Code { return &c }
 
 // requests reads the journal of env through the SDK.
-func requests(t *testing.T, env *refservertest.Env, q sandboxapi.JournalQuery) journal.Page {
+func requests(t *testing.T, env *refservertest.Env, q sandbox.JournalQuery) journal.Page {
 	t.Helper()
-	sb := sandboxapi.NewService(env.Client(t, client.WithAdminKey(env.AdminKey)))
+	sb := sandbox.NewService(env.Client(t, client.WithAdminKey(env.AdminKey)))
 	page, err := sb.Requests(context.Background(), q)
 	if err != nil {
 		t.Fatalf("Requests(%+v): %v", q, err)
@@ -95,7 +95,7 @@ func TestRecordsRequests(t *testing.T) {
 		order = append(order, reqID)
 	}
 
-	l := requests(t, env, sandboxapi.JournalQuery{Limit: 1000})
+	l := requests(t, env, sandbox.JournalQuery{Limit: 1000})
 	var got []journal.Entry
 	for _, e := range l.Requests {
 		if strings.HasPrefix(e.Route, journal.Path) {
@@ -146,23 +146,23 @@ func TestEndpoint(t *testing.T) {
 		}
 	}
 
-	before := requests(t, env, sandboxapi.JournalQuery{Limit: 1})
+	before := requests(t, env, sandbox.JournalQuery{Limit: 1})
 	_, okID := env.SendForID(t, "POST", "/v1/pos/push-pull/heartbeat/1?accessToken="+pos.POSAccessToken, nil, nil)
 	_, forbiddenID := env.SendForID(t, "POST", "/v1/pos/push-pull/heartbeat/2?accessToken="+pos.POSAccessToken, nil, nil)
 	_, otherID := env.SendForID(t, "GET", "/v1/location/2", nil, nil)
 
 	tests := []struct {
 		name string
-		q    sandboxapi.JournalQuery
+		q    sandbox.JournalQuery
 		want []string // request ids among ours, newest first
 	}{
-		{"all", sandboxapi.JournalQuery{}, []string{otherID, forbiddenID, okID}},
-		{"status=4xx", sandboxapi.JournalQuery{Status: "4xx"}, []string{forbiddenID}},
-		{"status=200", sandboxapi.JournalQuery{Status: "200"}, []string{otherID, okID}},
+		{"all", sandbox.JournalQuery{}, []string{otherID, forbiddenID, okID}},
+		{"status=4xx", sandbox.JournalQuery{Status: "4xx"}, []string{forbiddenID}},
+		{"status=200", sandbox.JournalQuery{Status: "200"}, []string{otherID, okID}},
 		// Location 2: named in the path; location 1: the POS token's.
-		{"locationId=2", sandboxapi.JournalQuery{LocationID: 2}, []string{otherID, forbiddenID}},
-		{"locationId=1", sandboxapi.JournalQuery{LocationID: 1}, []string{forbiddenID, okID}},
-		{"locationId=1&status=2xx", sandboxapi.JournalQuery{LocationID: 1, Status: "2xx"}, []string{okID}},
+		{"locationId=2", sandbox.JournalQuery{LocationID: 2}, []string{otherID, forbiddenID}},
+		{"locationId=1", sandbox.JournalQuery{LocationID: 1}, []string{forbiddenID, okID}},
+		{"locationId=1&status=2xx", sandbox.JournalQuery{LocationID: 1, Status: "2xx"}, []string{okID}},
 	}
 	ours := map[string]bool{okID: true, forbiddenID: true, otherID: true}
 	for _, tt := range tests {
@@ -178,7 +178,7 @@ func TestEndpoint(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
 	}
-	if l := requests(t, env, sandboxapi.JournalQuery{Limit: 2}); len(l.Requests) != 2 {
+	if l := requests(t, env, sandbox.JournalQuery{Limit: 2}); len(l.Requests) != 2 {
 		t.Errorf("limit=2 gave %d entries", len(l.Requests))
 	}
 }
@@ -189,14 +189,14 @@ func TestSize(t *testing.T) {
 	for range 4 {
 		small.Send(t, "GET", "/v1/location/1", nil, nil)
 	}
-	l := requests(t, small, sandboxapi.JournalQuery{})
+	l := requests(t, small, sandbox.JournalQuery{})
 	if l.Capacity != 2 || len(l.Requests) != 2 || l.LastSeq < 4 {
 		t.Errorf("JournalSize 2: capacity %d, %d entries, lastSeq %d", l.Capacity, len(l.Requests), l.LastSeq)
 	}
 
 	off := refservertest.Start(t, func(c *refserver.Config) { c.JournalSize = -1 })
 	off.Send(t, "GET", "/v1/location/1", nil, nil)
-	l = requests(t, off, sandboxapi.JournalQuery{})
+	l = requests(t, off, sandbox.JournalQuery{})
 	if l.Capacity != 0 || len(l.Requests) != 0 {
 		t.Errorf("JournalSize -1: capacity %d, %d entries", l.Capacity, len(l.Requests))
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // defaultLimit is how many entries Query returns without a limit
@@ -17,7 +17,7 @@ const defaultLimit = 100
 // Page is the answer to a query of the journal, the body of GET
 // /sandbox/requests: the selected entries newest first, the Seq of the
 // newest entry recorded (selected or not) and the journal's capacity.
-type Page = sandboxapi.Journal
+type Page = sandbox.Journal
 
 // Query returns the entries that q selects. q holds the parameters of GET
 // /sandbox/requests: limit (default 100), locationId, status (an exact

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hospo-dev/hospo-go/refserver"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 )
 
 // The server's request validation (refserver -validate) answers a body that
@@ -34,7 +34,7 @@ func TestServerValidatesRequests(t *testing.T) {
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
 
-	var fx sandbox.Fixtures
+	var fx sim.Fixtures
 	if code := do(t, ts.URL, "GET", "/sandbox/fixtures", "validate-test-admin-key", "", &fx); code != 200 {
 		t.Fatalf("fixtures: %d", code)
 	}

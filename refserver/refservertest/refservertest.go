@@ -42,7 +42,7 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/openapi"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 )
 
 // AdminKey is the admin key of servers started by Start (unless an option
@@ -350,9 +350,9 @@ func (e *Env) mustAdmin(t testing.TB, want int, method, path string, body, out a
 }
 
 // Fixtures returns the demo fixture (GET /sandbox/fixtures).
-func (e *Env) Fixtures(t testing.TB) sandbox.Fixtures {
+func (e *Env) Fixtures(t testing.TB) sim.Fixtures {
 	t.Helper()
-	var f sandbox.Fixtures
+	var f sim.Fixtures
 	e.mustAdmin(t, http.StatusOK, http.MethodGet, "/sandbox/fixtures", nil, &f)
 	return f
 }

@@ -3,7 +3,7 @@ package rules
 import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
@@ -20,7 +20,7 @@ func decline(tx *store.Tx, cardID int64, pt store.ProviderToken) error {
 		return e
 	}
 	e.ContextData = map[string]string{"declineCode": pt.DeclineCode}
-	if !sandbox.DeclineBlocksCard(pt.DeclineCode) {
+	if !sim.DeclineBlocksCard(pt.DeclineCode) {
 		return e
 	}
 	if err := tx.SetCardStatus(cardID, int(wallet.CardStatusBlockedFraud)); err != nil {

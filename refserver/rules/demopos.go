@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // DemoPOSRequest is the body of PUT /sandbox/locations/{locationId}/demo-pos.
@@ -33,9 +33,9 @@ const (
 func CheckDemoPOS(raw []byte, req *DemoPOSRequest) error {
 	bad := missing(raw, "mode")
 	if req.Mode != nil {
-		if !sandboxapi.DemoPOSMode(*req.Mode).Known() {
+		if !sandbox.DemoPOSMode(*req.Mode).Known() {
 			var names []string
-			for _, m := range sandboxapi.DemoPOSModes() {
+			for _, m := range sandbox.DemoPOSModes() {
 				names = append(names, string(m))
 			}
 			bad["mode"] = "must be one of " + strings.Join(names, ", ")
@@ -57,45 +57,45 @@ func CheckDemoPOS(raw []byte, req *DemoPOSRequest) error {
 // of any POS it had, and sets the mode the POS answers it in. The caller
 // has the POS monitor check the location again once this commits. req has
 // passed CheckDemoPOS.
-func SetDemoPOS(tx *store.Tx, demo sandbox.Demo, locationID int64, req DemoPOSRequest) (sandboxapi.DemoPOS, error) {
+func SetDemoPOS(tx *store.Tx, demo sim.Demo, locationID int64, req DemoPOSRequest) (sandbox.DemoPOS, error) {
 	if _, err := tx.GetLocationDetails(locationID); err != nil {
-		return sandboxapi.DemoPOS{}, notFound(err, "Location")
+		return sandbox.DemoPOS{}, notFound(err, "Location")
 	}
 	m := store.DemoPOSMode{LocationID: locationID, Mode: *req.Mode}
-	switch sandboxapi.DemoPOSMode(m.Mode) {
-	case sandboxapi.DemoPOSFailThenAccept:
+	switch sandbox.DemoPOSMode(m.Mode) {
+	case sandbox.DemoPOSFailThenAccept:
 		m.FailCount = defaultDemoPOSFailCount
 		if req.FailCount != nil {
 			m.FailCount = *req.FailCount
 		}
-	case sandboxapi.DemoPOSSlow:
+	case sandbox.DemoPOSSlow:
 		m.DelayMs = defaultDemoPOSDelayMs
 		if req.DelayMs != nil {
 			m.DelayMs = *req.DelayMs
 		}
 	}
-	url, token := demo.LocationPOSURL(locationID), sandbox.DemoPOSToken(demo.AdminKey)
+	url, token := demo.LocationPOSURL(locationID), sim.DemoPOSToken(demo.AdminKey)
 	if err := tx.SetLocationPOS(locationID, &url, &token); err != nil {
-		return sandboxapi.DemoPOS{}, err
+		return sandbox.DemoPOS{}, err
 	}
 	if err := tx.PutDemoPOSMode(m); err != nil {
-		return sandboxapi.DemoPOS{}, err
+		return sandbox.DemoPOS{}, err
 	}
 	return GetDemoPOS(tx, locationID)
 }
 
 // GetDemoPOS returns how the demo POS answers a location: accept when no
 // mode was set. An unknown location is a 404001.
-func GetDemoPOS(tx *store.Tx, locationID int64) (sandboxapi.DemoPOS, error) {
+func GetDemoPOS(tx *store.Tx, locationID int64) (sandbox.DemoPOS, error) {
 	if _, err := tx.GetLocationDetails(locationID); err != nil {
-		return sandboxapi.DemoPOS{}, notFound(err, "Location")
+		return sandbox.DemoPOS{}, notFound(err, "Location")
 	}
 	m, err := tx.GetDemoPOSMode(locationID)
 	if err != nil {
-		return sandboxapi.DemoPOS{}, err
+		return sandbox.DemoPOS{}, err
 	}
-	return sandboxapi.DemoPOS{
-		LocationID: locationID, Mode: sandboxapi.DemoPOSMode(m.Mode),
+	return sandbox.DemoPOS{
+		LocationID: locationID, Mode: sandbox.DemoPOSMode(m.Mode),
 		FailCount: int(m.FailCount), FailuresLeft: int(m.FailuresLeft), DelayMs: int(m.DelayMs),
 	}, nil
 }

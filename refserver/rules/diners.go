@@ -7,9 +7,9 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/internal/fielderr"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
@@ -22,7 +22,7 @@ import (
 // /sandbox/locations/{locationId}/checks/{checkNumber}/payments with the
 // rules of a payment (wallet.CreatePaymentRequest.Validate): a 400002
 // naming every failing field, nil when none fails.
-func CheckPayCheck(req sandboxapi.PayCheckRequest) error {
+func CheckPayCheck(req sandbox.PayCheckRequest) error {
 	// An absent amount is worked out later from the check; a cent stands
 	// in for it here, so that only the values sent are judged.
 	wr := wallet.CreatePaymentRequest{Amount: client.MoneyFromCents(1)}
@@ -42,7 +42,7 @@ func CheckPayCheck(req sandboxapi.PayCheckRequest) error {
 // Without an amount it pays what the check still owes less its pending
 // payments; a check that owes nothing beyond them is a 409002. req has
 // passed CheckPayCheck.
-func PayCheck(tx *store.Tx, locationID, checkNumber int64, req sandboxapi.PayCheckRequest) (wallet.Payment, error) {
+func PayCheck(tx *store.Tx, locationID, checkNumber int64, req sandbox.PayCheckRequest) (wallet.Payment, error) {
 	loc, err := tx.GetLocationDetails(locationID)
 	if err != nil {
 		return wallet.Payment{}, notFound(err, "Location")
@@ -130,7 +130,7 @@ func dinerCard(tx *store.Tx, gateway string) (userID, cardID int64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	token := sandbox.NewProviderToken(gateway)
+	token := sim.NewProviderToken(gateway)
 	if err := tx.InsertProviderToken(store.ProviderToken{Token: token, Provider: gateway,
 		First6: dinerCardFirst6, Last4: dinerCardLast4, ExpiryMonth: 12, ExpiryYear: year % 100}); err != nil {
 		return 0, 0, err
@@ -177,9 +177,9 @@ func CheckDiners(raw []byte, req *DinersRequest) error {
 
 // SetDiners starts or changes a location's diners; the first round is
 // due everySeconds from now. req has passed CheckDiners.
-func SetDiners(tx *store.Tx, locationID int64, req DinersRequest) (sandboxapi.Diners, error) {
+func SetDiners(tx *store.Tx, locationID int64, req DinersRequest) (sandbox.Diners, error) {
 	if _, err := tx.GetLocationDetails(locationID); err != nil {
-		return sandboxapi.Diners{}, notFound(err, "Location")
+		return sandbox.Diners{}, notFound(err, "Location")
 	}
 	d := store.Diners{LocationID: locationID, EverySeconds: *req.EverySeconds, Split: 1}
 	if req.Split != nil {
@@ -190,7 +190,7 @@ func SetDiners(tx *store.Tx, locationID int64, req DinersRequest) (sandboxapi.Di
 	}
 	d.NextRunAt = tx.Unix() + d.EverySeconds
 	if err := tx.PutDiners(d); err != nil {
-		return sandboxapi.Diners{}, err
+		return sandbox.Diners{}, err
 	}
 	return GetDiners(tx, locationID)
 }
@@ -198,15 +198,15 @@ func SetDiners(tx *store.Tx, locationID int64, req DinersRequest) (sandboxapi.Di
 // GetDiners returns a location's diners: a 404001 for an unknown location
 // ("Location not found.") and for one without diners ("Diners not
 // found.").
-func GetDiners(tx *store.Tx, locationID int64) (sandboxapi.Diners, error) {
+func GetDiners(tx *store.Tx, locationID int64) (sandbox.Diners, error) {
 	if _, err := tx.GetLocationDetails(locationID); err != nil {
-		return sandboxapi.Diners{}, notFound(err, "Location")
+		return sandbox.Diners{}, notFound(err, "Location")
 	}
 	d, err := tx.GetDiners(locationID)
 	if err != nil {
-		return sandboxapi.Diners{}, notFound(err, "Diners")
+		return sandbox.Diners{}, notFound(err, "Diners")
 	}
-	out := sandboxapi.Diners{
+	out := sandbox.Diners{
 		LocationID: d.LocationID, EverySeconds: int(d.EverySeconds), Split: int(d.Split),
 		TipPercent: int(d.TipPercent), NextRunAt: unixTime(d.NextRunAt), LastError: d.LastError,
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/store"
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
@@ -58,26 +58,26 @@ func TestTipCents(t *testing.T) {
 func TestPayCheck(t *testing.T) {
 	t.Parallel()
 	s := newScene(t)
-	pay := func(req sandboxapi.PayCheckRequest) (wallet.Payment, error) {
+	pay := func(req sandbox.PayCheckRequest) (wallet.Payment, error) {
 		return run(t, s.db, func(tx *store.Tx) (wallet.Payment, error) { return PayCheck(tx, s.loc, s.check, req) })
 	}
 	m := func(s string) *client.Money { v := client.MustParseMoney(s); return &v }
 
-	first, err := pay(sandboxapi.PayCheckRequest{Amount: m("2.50"), Tip: m("0.50")})
+	first, err := pay(sandbox.PayCheckRequest{Amount: m("2.50"), Tip: m("0.50")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rest, err := pay(sandboxapi.PayCheckRequest{})
+	rest, err := pay(sandbox.PayCheckRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rest.Amount.Cents() != 750 || rest.Tip.Cents() != 0 || rest.CardID != first.CardID {
 		t.Errorf("default payment = %+v, want 7.50 with the same card", rest)
 	}
-	_, err = pay(sandboxapi.PayCheckRequest{})
+	_, err = pay(sandbox.PayCheckRequest{})
 	wantCode(t, err, client.CodeAmountExceedsOutstanding)
 	_, err = run(t, s.db, func(tx *store.Tx) (wallet.Payment, error) {
-		return PayCheck(tx, s.loc, 99, sandboxapi.PayCheckRequest{})
+		return PayCheck(tx, s.loc, 99, sandbox.PayCheckRequest{})
 	})
 	if !notFoundAs(err, "Check not found.") {
 		t.Errorf("unknown check: err = %v", err)
@@ -99,14 +99,14 @@ func TestCheckPayCheck(t *testing.T) {
 	t.Parallel()
 	m := func(s string) *client.Money { v := client.MustParseMoney(s); return &v }
 	tests := []struct {
-		req  sandboxapi.PayCheckRequest
+		req  sandbox.PayCheckRequest
 		want []string
 	}{
-		{sandboxapi.PayCheckRequest{}, nil},
-		{sandboxapi.PayCheckRequest{Amount: m("0.01"), Tip: m("0")}, nil},
-		{sandboxapi.PayCheckRequest{Amount: m("0")}, []string{"amount"}},
-		{sandboxapi.PayCheckRequest{Tip: m("-0.01")}, []string{"tip"}},
-		{sandboxapi.PayCheckRequest{Amount: m("-1"), Tip: m("-1")}, []string{"amount", "tip"}},
+		{sandbox.PayCheckRequest{}, nil},
+		{sandbox.PayCheckRequest{Amount: m("0.01"), Tip: m("0")}, nil},
+		{sandbox.PayCheckRequest{Amount: m("0")}, []string{"amount"}},
+		{sandbox.PayCheckRequest{Tip: m("-0.01")}, []string{"tip"}},
+		{sandbox.PayCheckRequest{Amount: m("-1"), Tip: m("-1")}, []string{"amount", "tip"}},
 	}
 	for _, tt := range tests {
 		if got := sortedKeys(fieldErrors(t, CheckPayCheck(tt.req))); !cmp.Equal(got, tt.want) {
@@ -160,7 +160,7 @@ func TestRunDiners(t *testing.T) {
 	t.Parallel()
 	s := newScene(t)
 	every, split, tip := int64(60), int64(3), int64(10)
-	if _, err := run(t, s.db, func(tx *store.Tx) (sandboxapi.Diners, error) {
+	if _, err := run(t, s.db, func(tx *store.Tx) (sandbox.Diners, error) {
 		return SetDiners(tx, s.loc, DinersRequest{EverySeconds: &every, Split: &split, TipPercent: &tip})
 	}); err != nil {
 		t.Fatal(err)
@@ -207,7 +207,7 @@ func TestRunDiners(t *testing.T) {
 	_, err := round()
 	wantCode(t, err, client.CodeLocationOffline)
 	write(t, s.db, func(tx *store.Tx) error { return RecordDinersFailure(tx, s.loc, err) })
-	d, gerr := run(t, s.db, func(tx *store.Tx) (sandboxapi.Diners, error) { return GetDiners(tx, s.loc) })
+	d, gerr := run(t, s.db, func(tx *store.Tx) (sandbox.Diners, error) { return GetDiners(tx, s.loc) })
 	if gerr != nil || d.LastError == nil || *d.LastError != "Location offline." || d.NextRunAt.Unix() != s.clock.Now().Unix()+60 {
 		t.Errorf("diners after a failed round = %+v, %v", d, gerr)
 	}

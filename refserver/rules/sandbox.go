@@ -10,9 +10,9 @@ import (
 
 	"github.com/hospo-dev/hospo-go/internal/fielderr"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // The sandbox admin API's rules (contract.md section 6). Its request types
@@ -25,16 +25,16 @@ var Gateways = []string{"providerA", "providerB", "providerC", "providerD", "pro
 
 // CreateUser makes a user and its access token, shown this once (POST
 // /sandbox/users).
-func CreateUser(tx *store.Tx) (sandboxapi.User, error) {
+func CreateUser(tx *store.Tx) (sandbox.User, error) {
 	id, err := tx.InsertUser()
 	if err != nil {
-		return sandboxapi.User{}, err
+		return sandbox.User{}, err
 	}
-	token := sandbox.NewCredential(sandbox.UserTokenPrefix)
+	token := sim.NewCredential(sim.UserTokenPrefix)
 	if err := tx.InsertUserToken(store.HashSecret(token), id, nil); err != nil {
-		return sandboxapi.User{}, err
+		return sandbox.User{}, err
 	}
-	return sandboxapi.User{UserID: id, AccessToken: token}, nil
+	return sandbox.User{UserID: id, AccessToken: token}, nil
 }
 
 // LocationRequest is the body of POST /sandbox/locations.
@@ -100,7 +100,7 @@ func CreateLocation(tx *store.Tx, req LocationRequest) (CreatedLocation, error) 
 	if err != nil {
 		return CreatedLocation{}, err
 	}
-	token := sandbox.NewCredential(sandbox.POSTokenPrefix)
+	token := sim.NewCredential(sim.POSTokenPrefix)
 	if err := tx.InsertPOSToken(store.HashSecret(token), id); err != nil {
 		return CreatedLocation{}, err
 	}
@@ -127,10 +127,10 @@ func CheckAPIKey(raw []byte, req *APIKeyRequest) error {
 // CreateAPIKey makes a vendor API key scoped to the locations of req,
 // shown this once (POST /sandbox/api-keys); each unknown location is named
 // in a 400002. req has passed CheckAPIKey.
-func CreateAPIKey(tx *store.Tx, req APIKeyRequest) (sandboxapi.APIKey, error) {
+func CreateAPIKey(tx *store.Tx, req APIKeyRequest) (sandbox.APIKey, error) {
 	unknown, err := tx.MissingLocations(req.LocationIDs)
 	if err != nil {
-		return sandboxapi.APIKey{}, err
+		return sandbox.APIKey{}, err
 	}
 	if len(unknown) > 0 {
 		bad := map[string]string{}
@@ -139,17 +139,17 @@ func CreateAPIKey(tx *store.Tx, req APIKeyRequest) (sandboxapi.APIKey, error) {
 				bad["locationIds["+strconv.Itoa(i)+"]"] = "unknown location"
 			}
 		}
-		return sandboxapi.APIKey{}, api.Invalid(bad)
+		return sandbox.APIKey{}, api.Invalid(bad)
 	}
 	locs := slices.Clone(req.LocationIDs)
 	slices.Sort(locs)
 	locs = slices.Compact(locs)
-	key := sandbox.NewCredential(sandbox.APIKeyPrefix)
+	key := sim.NewCredential(sim.APIKeyPrefix)
 	id, err := tx.InsertAPIKey(store.HashSecret(key), locs)
 	if err != nil {
-		return sandboxapi.APIKey{}, err
+		return sandbox.APIKey{}, err
 	}
-	return sandboxapi.APIKey{APIKey: key, KeyID: id, LocationIDs: locs}, nil
+	return sandbox.APIKey{APIKey: key, KeyID: id, LocationIDs: locs}, nil
 }
 
 // FaultRequest is the body of POST /sandbox/faults. Method "" or "*"
@@ -172,7 +172,7 @@ const maxFaultLatency = 60_000
 // fault to add, or a 400002 naming every failing field. isAdminPath
 // reports whether a path is one of the admin endpoints, which are never
 // faulted.
-func NewFault(raw []byte, req *FaultRequest, isAdminPath func(string) bool) (sandbox.Fault, error) {
+func NewFault(raw []byte, req *FaultRequest, isAdminPath func(string) bool) (sim.Fault, error) {
 	bad := missing(raw, "pathPrefix")
 	if !slices.Contains(faultMethods, strings.ToUpper(req.Method)) {
 		bad["method"] = "must be an HTTP method, \"*\" or empty"
@@ -202,9 +202,9 @@ func NewFault(raw []byte, req *FaultRequest, isAdminPath func(string) bool) (san
 		bad["status"] = "a fault needs a status or a latency"
 	}
 	if len(bad) > 0 {
-		return sandbox.Fault{}, api.Invalid(bad)
+		return sim.Fault{}, api.Invalid(bad)
 	}
-	return sandbox.Fault{
+	return sim.Fault{
 		Method:      req.Method,
 		PathPrefix:  req.PathPrefix,
 		Status:      req.Status,

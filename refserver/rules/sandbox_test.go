@@ -9,16 +9,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 func TestCreateUser(t *testing.T) {
 	t.Parallel()
 	db, _ := openStore(t)
 	u, err := run(t, db, CreateUser)
-	if err != nil || u.UserID != 1 || !strings.HasPrefix(u.AccessToken, sandbox.UserTokenPrefix) {
+	if err != nil || u.UserID != 1 || !strings.HasPrefix(u.AccessToken, sim.UserTokenPrefix) {
 		t.Fatalf("CreateUser = %+v, %v", u, err)
 	}
 	// The token is stored hashed, and authenticates the user.
@@ -70,7 +70,7 @@ func TestCreateLocation(t *testing.T) {
 	created, err := run(t, db, func(tx *store.Tx) (CreatedLocation, error) {
 		return CreateLocation(tx, LocationRequest{Name: "  Bistro ", Gateway: "providerC", POSURL: &posURL, POSToken: &posToken})
 	})
-	if err != nil || !strings.HasPrefix(created.POSAccessToken, sandbox.POSTokenPrefix) {
+	if err != nil || !strings.HasPrefix(created.POSAccessToken, sim.POSTokenPrefix) {
 		t.Fatalf("CreateLocation = %+v, %v", created, err)
 	}
 	err = db.Read(t.Context(), func(tx *store.Tx) error {
@@ -112,13 +112,13 @@ func TestCreateAPIKey(t *testing.T) {
 	}
 
 	s := newScene(t)
-	create := func(ids ...int64) (sandboxapi.APIKey, error) {
-		return run(t, s.db, func(tx *store.Tx) (sandboxapi.APIKey, error) {
+	create := func(ids ...int64) (sandbox.APIKey, error) {
+		return run(t, s.db, func(tx *store.Tx) (sandbox.APIKey, error) {
 			return CreateAPIKey(tx, APIKeyRequest{LocationIDs: ids})
 		})
 	}
 	k, err := create(s.loc, s.loc)
-	if err != nil || !strings.HasPrefix(k.APIKey, sandbox.APIKeyPrefix) || !slices.Equal(k.LocationIDs, []int64{s.loc}) || k.KeyID == 0 {
+	if err != nil || !strings.HasPrefix(k.APIKey, sim.APIKeyPrefix) || !slices.Equal(k.LocationIDs, []int64{s.loc}) || k.KeyID == 0 {
 		t.Errorf("CreateAPIKey = %+v, %v; want one location", k, err)
 	}
 	_, err = create(s.loc, 98, s.loc, 99)
@@ -132,18 +132,18 @@ func TestNewFault(t *testing.T) {
 	isAdmin := func(p string) bool { return strings.HasPrefix(p, "/sandbox/") }
 	tests := []struct {
 		body string
-		want sandbox.Fault
+		want sim.Fault
 		bad  map[string]string
 	}{
-		{`{"pathPrefix":"/v1/","status":503}`, sandbox.Fault{PathPrefix: "/v1/", Status: 503, Count: 1}, nil},
+		{`{"pathPrefix":"/v1/","status":503}`, sim.Fault{PathPrefix: "/v1/", Status: 503, Count: 1}, nil},
 		{`{"method":"post","pathPrefix":"/v1/","latencyMs":60000,"count":1000,"afterCommit":true}`,
-			sandbox.Fault{Method: "post", PathPrefix: "/v1/", Count: 1000, LatencyMs: 60000, AfterCommit: true}, nil},
-		{`{}`, sandbox.Fault{}, map[string]string{"pathPrefix": "required", "status": "a fault needs a status or a latency"}},
-		{`{"method":"BREW","pathPrefix":"v1","status":302,"count":0,"latencyMs":-1}`, sandbox.Fault{}, map[string]string{
+			sim.Fault{Method: "post", PathPrefix: "/v1/", Count: 1000, LatencyMs: 60000, AfterCommit: true}, nil},
+		{`{}`, sim.Fault{}, map[string]string{"pathPrefix": "required", "status": "a fault needs a status or a latency"}},
+		{`{"method":"BREW","pathPrefix":"v1","status":302,"count":0,"latencyMs":-1}`, sim.Fault{}, map[string]string{
 			"method": `must be an HTTP method, "*" or empty`, "pathPrefix": "must start with /",
 			"status": "must be 0 (latency only) or 400-599", "count": "must be between 1 and 1000",
 			"latencyMs": "must be between 0 and 60000"}},
-		{`{"pathPrefix":"/sandbox/faults","status":500}`, sandbox.Fault{}, map[string]string{"pathPrefix": "must not name the sandbox admin endpoints"}},
+		{`{"pathPrefix":"/sandbox/faults","status":500}`, sim.Fault{}, map[string]string{"pathPrefix": "must not name the sandbox admin endpoints"}},
 	}
 	for _, tt := range tests {
 		var req FaultRequest

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // SnapshotRequest is the body of POST /sandbox/snapshots.
@@ -27,8 +27,8 @@ func CheckSnapshot(raw []byte, req *SnapshotRequest) (string, error) {
 	case bad["name"] != "":
 	case name == "":
 		bad["name"] = "must not be empty"
-	case utf8.RuneCountInString(name) > sandboxapi.MaxSnapshotName:
-		bad["name"] = fmt.Sprintf("must be at most %d characters", sandboxapi.MaxSnapshotName)
+	case utf8.RuneCountInString(name) > sandbox.MaxSnapshotName:
+		bad["name"] = fmt.Sprintf("must be at most %d characters", sandbox.MaxSnapshotName)
 	case strings.ContainsFunc(name, unicode.IsControl):
 		bad["name"] = "must not contain control characters"
 	}

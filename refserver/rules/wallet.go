@@ -9,7 +9,7 @@ import (
 	"github.com/hospo-dev/hospo-go/internal/cardnum"
 	"github.com/hospo-dev/hospo-go/internal/fielderr"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
@@ -120,11 +120,11 @@ func CheckCardInsert(raw []byte, req *wallet.InsertCardRequest, now time.Time) e
 // to: nil when req has none, or when no key was ever handed out (then no
 // CSE can be valid). Read it in a read transaction before InsertCard's
 // write transaction: parsing it is the slow part and needs no lock.
-func ProviderBKey(tx *store.Tx, req *wallet.InsertCardRequest) (*sandbox.ProviderBKey, error) {
+func ProviderBKey(tx *store.Tx, req *wallet.InsertCardRequest) (*sim.ProviderBKey, error) {
 	if req.ProviderBCse == "" {
 		return nil, nil
 	}
-	k, err := sandbox.LoadProviderBKey(tx)
+	k, err := sim.LoadProviderBKey(tx)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
@@ -136,27 +136,27 @@ func ProviderBKey(tx *store.Tx, req *wallet.InsertCardRequest) (*sandbox.Provide
 // pbKey is ProviderBKey's. Each token is exchanged with its provider and
 // the entry written in the one transaction, so a failure leaves no trace
 // (a providerD key is only consumed by an insert that succeeds).
-func InsertCard(tx *store.Tx, userID int64, req wallet.InsertCardRequest, pbKey *sandbox.ProviderBKey) ([]wallet.Card, error) {
-	claim := sandbox.CardClaim{First6: req.First6Digits, Last4: req.Last4Digits, ExpiryMonth: req.ExpiryMonth, ExpiryYear: req.ExpiryYear}
+func InsertCard(tx *store.Tx, userID int64, req wallet.InsertCardRequest, pbKey *sim.ProviderBKey) ([]wallet.Card, error) {
+	claim := sim.CardClaim{First6: req.First6Digits, Last4: req.Last4Digits, ExpiryMonth: req.ExpiryMonth, ExpiryYear: req.ExpiryYear}
 	// Both exchanges run before either verdict, so that a request with two
 	// bad tokens hears about both.
 	tokens := map[string]string{}
 	bad := map[string]string{}
 	if req.ProviderBCse != "" {
-		tok, p, err := sandbox.ExchangeProviderBCSE(tx, pbKey, req.ProviderBCse, claim)
+		tok, p, err := sim.ExchangeProviderBCSE(tx, pbKey, req.ProviderBCse, claim)
 		if err != nil {
 			return nil, err
 		}
 		maps.Copy(bad, p)
-		tokens[sandbox.ProviderB] = tok
+		tokens[sim.ProviderB] = tok
 	}
 	if req.ProviderDToken != "" {
-		tok, p, err := sandbox.ExchangeProviderDToken(tx, userID, req.ProviderDToken, claim)
+		tok, p, err := sim.ExchangeProviderDToken(tx, userID, req.ProviderDToken, claim)
 		if err != nil {
 			return nil, err
 		}
 		maps.Copy(bad, p)
-		tokens[sandbox.ProviderD] = tok
+		tokens[sim.ProviderD] = tok
 	}
 	if len(bad) > 0 {
 		return nil, api.Invalid(bad) // rolls back any token issued above
@@ -178,7 +178,7 @@ func InsertCard(tx *store.Tx, userID int64, req wallet.InsertCardRequest, pbKey 
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range []string{sandbox.ProviderB, sandbox.ProviderD} {
+	for _, p := range []string{sim.ProviderB, sim.ProviderD} {
 		if tok, ok := tokens[p]; ok {
 			if err := tx.InsertCardToken(cardID, p, tok); err != nil {
 				return nil, err

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
@@ -133,7 +133,7 @@ func TestGetWallet(t *testing.T) {
 // encrypted to the store's providerB key (made on first use).
 func cardInsert(t *testing.T, db *store.DB, number string) wallet.InsertCardRequest {
 	t.Helper()
-	k, err := sandbox.EnsureProviderBKey(context.Background(), db)
+	k, err := sim.EnsureProviderBKey(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func cardInsert(t *testing.T, db *store.DB, number string) wallet.InsertCardRequ
 // InsertCard as the card insert endpoint does.
 func insertCard(t *testing.T, db *store.DB, userID int64, req wallet.InsertCardRequest) ([]wallet.Card, error) {
 	t.Helper()
-	var key *sandbox.ProviderBKey
+	var key *sim.ProviderBKey
 	if err := db.Read(context.Background(), func(tx *store.Tx) (err error) {
 		key, err = ProviderBKey(tx, &req)
 		return err

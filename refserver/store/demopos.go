@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // DemoPOSMode is how the demo universal POS behaves for a location (a row
@@ -37,7 +37,7 @@ func (tx *Tx) PutDemoPOSMode(m DemoPOSMode) error {
 // was never set has the default one, accept: the demo POS accepts every
 // order.
 func (tx *Tx) GetDemoPOSMode(locationID int64) (DemoPOSMode, error) {
-	m := DemoPOSMode{LocationID: locationID, Mode: string(sandboxapi.DemoPOSAccept)}
+	m := DemoPOSMode{LocationID: locationID, Mode: string(sandbox.DemoPOSAccept)}
 	err := tx.queryRow(`SELECT location_id, mode, fail_count, failures_left, delay_ms, updated_at
 		FROM demo_pos_modes WHERE location_id = ?`, locationID).
 		Scan(&m.LocationID, &m.Mode, &m.FailCount, &m.FailuresLeft, &m.DelayMs, &m.UpdatedAt)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 )
 
 // publicAddr is addr as a URL host: an unspecified address (0.0.0.0, ::)
@@ -42,7 +42,7 @@ type banner struct {
 	baseURL, tlsURL string
 	caPath          string // "" when the certificate is in memory
 	db, adminKey    string
-	fixtures        sandbox.Fixtures
+	fixtures        sim.Fixtures
 	// clockOffset is the virtual clock's lead over real time, kept in the
 	// database from an earlier run: a serverTime hours ahead, or bills
 	// stamped in the future, are puzzling unless the banner says why.

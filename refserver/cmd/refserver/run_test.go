@@ -19,7 +19,7 @@ import (
 
 	"github.com/hospo-dev/hospo-go/internal/syncbuf"
 
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 )
 
 // started is a run in the background.
@@ -64,9 +64,9 @@ func TestRunServesPrintsBannerAndShutsDownGracefully(t *testing.T) {
 	out := s.stdout.String()
 	for _, want := range []string{
 		s.base, s.tls, db + ".tls-cert.pem", "cmd-test-key",
-		sandbox.DemoUserToken("cmd-test-key", 1), sandbox.DemoUserToken("cmd-test-key", 2),
-		sandbox.DemoPOSAccessToken("cmd-test-key", 1), "Harbour Grill", "providerB", "Garden Cafe", "providerD",
-		sandbox.DemoAPIKey("cmd-test-key", 1), sandbox.DemoAPIKey("cmd-test-key", 2), "locations 1,2",
+		sim.DemoUserToken("cmd-test-key", 1), sim.DemoUserToken("cmd-test-key", 2),
+		sim.DemoPOSAccessToken("cmd-test-key", 1), "Harbour Grill", "providerB", "Garden Cafe", "providerD",
+		sim.DemoAPIKey("cmd-test-key", 1), sim.DemoAPIKey("cmd-test-key", 2), "locations 1,2",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("banner lacks %q:\n%s", want, out)
@@ -155,7 +155,7 @@ func TestRunRestartKeepsFixture(t *testing.T) {
 		t.Errorf("served CA differs from the one kept beside the database (%v)", err)
 	}
 	// The demo credentials are the same on the second start.
-	if !strings.Contains(second.stdout.String(), sandbox.DemoUserToken(DefaultAdminKey, 1)) {
+	if !strings.Contains(second.stdout.String(), sim.DemoUserToken(DefaultAdminKey, 1)) {
 		t.Errorf("second banner:\n%s", second.stdout)
 	}
 }

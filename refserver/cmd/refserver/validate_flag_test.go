@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 )
 
 // With -validate the server answers a request that breaks the OpenAPI
@@ -14,7 +14,7 @@ import (
 // it the same request reaches the handler.
 func TestValidateFlag(t *testing.T) {
 	t.Parallel()
-	token := sandbox.DemoPOSAccessToken(DefaultAdminKey, 1)
+	token := sim.DemoPOSAccessToken(DefaultAdminKey, 1)
 	// accept-payment with a paymentId below the document's minimum.
 	send := func(base string) (int, map[string]string) {
 		t.Helper()

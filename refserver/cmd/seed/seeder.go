@@ -15,7 +15,7 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/universalpos"
 )
@@ -102,7 +102,7 @@ func (s *seeder) credentials(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				token := sandbox.NewCredential(sandbox.POSTokenPrefix)
+				token := sim.NewCredential(sim.POSTokenPrefix)
 				if err := tx.InsertPOSToken(store.HashSecret(token), id); err != nil {
 					return err
 				}
@@ -125,7 +125,7 @@ func (s *seeder) credentials(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			token := sandbox.NewCredential(sandbox.UserTokenPrefix)
+			token := sim.NewCredential(sim.UserTokenPrefix)
 			if err := tx.InsertUserToken(store.HashSecret(token), id, nil); err != nil {
 				return err
 			}
@@ -144,7 +144,7 @@ func (s *seeder) credentials(ctx context.Context) error {
 			}
 			s.users = append(s.users, payer{id, card})
 		}
-		key := sandbox.NewCredential(sandbox.APIKeyPrefix)
+		key := sim.NewCredential(sim.APIKeyPrefix)
 		if _, err := tx.InsertAPIKey(store.HashSecret(key), []int64{s.res.BusyLocationID}); err != nil {
 			return err
 		}

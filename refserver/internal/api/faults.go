@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 )
 
 // Faults returns middleware that applies the faults registered in f (POST
@@ -16,7 +16,7 @@ import (
 // the response is replaced, as if it had been lost on the way back. Only
 // route groups that may fail get it: never the sandbox admin API, so that
 // a test can always clear the faults it set.
-func (rd *Responder) Faults(f *sandbox.Faults) func(http.Handler) http.Handler {
+func (rd *Responder) Faults(f *sim.Faults) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			fault, ok := f.Take(r.Method, r.URL.Path)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 )
 
 // TestTooManyRequestsCarriesRetryAfter: every 429 tells the caller when to
@@ -17,8 +17,8 @@ import (
 func TestTooManyRequestsCarriesRetryAfter(t *testing.T) {
 	t.Parallel()
 	rd := NewResponder(slog.New(slog.DiscardHandler), time.Now, nil)
-	faults := &sandbox.Faults{}
-	faults.Add(sandbox.Fault{Method: "GET", PathPrefix: "/v1/", Status: http.StatusTooManyRequests, Count: 1})
+	faults := &sim.Faults{}
+	faults.Add(sim.Fault{Method: "GET", PathPrefix: "/v1/", Status: http.StatusTooManyRequests, Count: 1})
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 
 	tests := []struct {
@@ -51,8 +51,8 @@ func TestTooManyRequestsCarriesRetryAfter(t *testing.T) {
 func TestFaultLatencyClientGone(t *testing.T) {
 	t.Parallel()
 	rd := NewResponder(slog.New(slog.DiscardHandler), time.Now, nil)
-	faults := &sandbox.Faults{}
-	faults.Add(sandbox.Fault{PathPrefix: "/", LatencyMs: 60_000, Count: 1})
+	faults := &sim.Faults{}
+	faults.Add(sim.Fault{PathPrefix: "/", LatencyMs: 60_000, Count: 1})
 	h := rd.Faults(faults)(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()

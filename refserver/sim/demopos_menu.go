@@ -1,4 +1,4 @@
-package sandbox
+package sim
 
 import (
 	"github.com/hospo-dev/hospo-go/client"

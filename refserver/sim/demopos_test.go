@@ -1,4 +1,4 @@
-package sandbox_test
+package sim_test
 
 import (
 	"bytes"
@@ -11,26 +11,26 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hospo-dev/hospo-go/client"
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/universalpos"
 )
 
 func TestDemoMenusAreValid(t *testing.T) {
 	t.Parallel()
-	if probs := universalpos.ValidateMenus(sandbox.DemoMenus()); len(probs) > 0 {
+	if probs := universalpos.ValidateMenus(sim.DemoMenus()); len(probs) > 0 {
 		t.Fatalf("demo menu problems: %v", probs)
 	}
 }
 
 func TestDemoPOSHandlerPassesChecker(t *testing.T) {
 	t.Parallel()
-	h := sandbox.NewDemoPOSHandler("admin-key", nil, nil)
+	h := sim.NewDemoPOSHandler("admin-key", nil, nil)
 	mux := http.NewServeMux()
-	mux.Handle(sandbox.DemoPOSPath+"/", http.StripPrefix(sandbox.DemoPOSPath, h))
+	mux.Handle(sim.DemoPOSPath+"/", http.StripPrefix(sim.DemoPOSPath, h))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	report := universalpos.RunConformance(context.Background(), universalpos.ConformanceConfig{
-		URL: srv.URL + sandbox.DemoPOSPath, Token: sandbox.DemoPOSToken("admin-key"), HTTPClient: srv.Client(),
+		URL: srv.URL + sim.DemoPOSPath, Token: sim.DemoPOSToken("admin-key"), HTTPClient: srv.Client(),
 	})
 	var out bytes.Buffer
 	_ = report.Write(&out)
@@ -73,7 +73,7 @@ func TestDemoPOSCreateOrder(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p := sandbox.NewDemoPOS(nil)
+			p := sim.NewDemoPOS(nil)
 			id, err := p.CreateOrder(context.Background(), universalpos.Order{OrderID: "o1", Items: tc.items})
 			if tc.fields == nil {
 				if err != nil || id == "" || p.OrderCount() != 1 {
@@ -94,7 +94,7 @@ func TestDemoPOSCreateOrder(t *testing.T) {
 
 func TestDemoPOSOrderIDsAreDistinct(t *testing.T) {
 	t.Parallel()
-	a, b := sandbox.NewDemoPOS(nil), sandbox.NewDemoPOS(nil)
+	a, b := sim.NewDemoPOS(nil), sim.NewDemoPOS(nil)
 	order := universalpos.Order{Items: []universalpos.OrderItem{{PLU: "DRK-003", Quantity: 1}}}
 	ida, _ := a.CreateOrder(context.Background(), order)
 	ida2, _ := a.CreateOrder(context.Background(), order)

@@ -1,4 +1,4 @@
-package sandbox_test
+package sim_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
@@ -49,9 +49,9 @@ func write(t *testing.T, db *store.DB, fn func(tx *store.Tx) error) {
 	}
 }
 
-func fixturesOf(t *testing.T, db *store.DB, d sandbox.Demo) sandbox.Fixtures {
+func fixturesOf(t *testing.T, db *store.DB, d sim.Demo) sim.Fixtures {
 	t.Helper()
-	var f sandbox.Fixtures
+	var f sim.Fixtures
 	err := db.Read(context.Background(), func(tx *store.Tx) error {
 		var err error
 		f, err = d.Fixtures(tx)
@@ -84,8 +84,8 @@ func userTokenWorks(t *testing.T, db *store.DB, token string) bool {
 func TestDemoEnsureSeedsOnceAndFollowsTheServer(t *testing.T) {
 	t.Parallel()
 	db, _ := openDB(t)
-	demo := sandbox.Demo{AdminKey: "first-key", POSURL: "http://127.0.0.1:1" + sandbox.DemoPOSPath}
-	ensure := func(d sandbox.Demo) []int64 {
+	demo := sim.Demo{AdminKey: "first-key", POSURL: "http://127.0.0.1:1" + sim.DemoPOSPath}
+	ensure := func(d sim.Demo) []int64 {
 		var changed []int64
 		write(t, db, func(tx *store.Tx) error {
 			var err error
@@ -97,7 +97,7 @@ func TestDemoEnsureSeedsOnceAndFollowsTheServer(t *testing.T) {
 
 	seeded := ensure(demo)
 	f := fixturesOf(t, db, demo)
-	if len(f.Users) != sandbox.DemoUsers || len(f.Locations) != len(sandbox.DemoLocations) || len(f.APIKeys) != len(sandbox.DemoAPIKeyScopes) {
+	if len(f.Users) != sim.DemoUsers || len(f.Locations) != len(sim.DemoLocations) || len(f.APIKeys) != len(sim.DemoAPIKeyScopes) {
 		t.Fatalf("fixture %+v", f)
 	}
 	var ids []int64
@@ -107,7 +107,7 @@ func TestDemoEnsureSeedsOnceAndFollowsTheServer(t *testing.T) {
 	if !slices.Equal(seeded, ids) {
 		t.Errorf("first start registered %v, want every demo location %v", seeded, ids)
 	}
-	if f.Users[0].AccessToken != sandbox.DemoUserToken("first-key", 1) || !userTokenWorks(t, db, f.Users[0].AccessToken) {
+	if f.Users[0].AccessToken != sim.DemoUserToken("first-key", 1) || !userTokenWorks(t, db, f.Users[0].AccessToken) {
 		t.Errorf("demo user token %q is not the derived, working one", f.Users[0].AccessToken)
 	}
 
@@ -116,7 +116,7 @@ func TestDemoEnsureSeedsOnceAndFollowsTheServer(t *testing.T) {
 	}
 
 	// Another port: the demo locations follow it.
-	moved := sandbox.Demo{AdminKey: "first-key", POSURL: "http://127.0.0.1:2" + sandbox.DemoPOSPath}
+	moved := sim.Demo{AdminKey: "first-key", POSURL: "http://127.0.0.1:2" + sim.DemoPOSPath}
 	if changed := ensure(moved); !slices.Equal(changed, ids) {
 		t.Errorf("after a move registered %v, want %v", changed, ids)
 	}
@@ -124,9 +124,9 @@ func TestDemoEnsureSeedsOnceAndFollowsTheServer(t *testing.T) {
 	// A location on its own part of the demo POS (a demo-pos mode) keeps
 	// it across a move.
 	own := moved.LocationPOSURL(ids[0])
-	token := sandbox.DemoPOSToken("first-key")
+	token := sim.DemoPOSToken("first-key")
 	write(t, db, func(tx *store.Tx) error { return tx.SetLocationPOS(ids[0], &own, &token) })
-	third := sandbox.Demo{AdminKey: "first-key", POSURL: "http://127.0.0.1:3" + sandbox.DemoPOSPath}
+	third := sim.Demo{AdminKey: "first-key", POSURL: "http://127.0.0.1:3" + sim.DemoPOSPath}
 	if changed := ensure(third); !slices.Equal(changed, ids) {
 		t.Errorf("after a second move registered %v, want %v", changed, ids)
 	}
@@ -141,17 +141,17 @@ func TestDemoEnsureSeedsOnceAndFollowsTheServer(t *testing.T) {
 
 	// Another admin key: every credential is derived anew, the old stop
 	// working, and the rows stay.
-	rekeyed := sandbox.Demo{AdminKey: "second-key", POSURL: moved.POSURL}
+	rekeyed := sim.Demo{AdminKey: "second-key", POSURL: moved.POSURL}
 	ensure(rekeyed)
 	g := fixturesOf(t, db, rekeyed)
-	if g.Users[0].UserID != f.Users[0].UserID || g.Users[0].AccessToken != sandbox.DemoUserToken("second-key", 1) {
+	if g.Users[0].UserID != f.Users[0].UserID || g.Users[0].AccessToken != sim.DemoUserToken("second-key", 1) {
 		t.Errorf("after a new admin key: %+v", g.Users[0])
 	}
 	if userTokenWorks(t, db, f.Users[0].AccessToken) || !userTokenWorks(t, db, g.Users[0].AccessToken) {
 		t.Error("the old demo token still works, or the new one does not")
 	}
 	err := db.Read(context.Background(), func(tx *store.Tx) error {
-		_, _, err := tx.LookupAPIKey(store.HashSecret(sandbox.DemoAPIKey("second-key", 1)))
+		_, _, err := tx.LookupAPIKey(store.HashSecret(sim.DemoAPIKey("second-key", 1)))
 		return err
 	})
 	if err != nil {
@@ -162,32 +162,32 @@ func TestDemoEnsureSeedsOnceAndFollowsTheServer(t *testing.T) {
 func TestWipeForgetsTheFixtureAndTheClock(t *testing.T) {
 	t.Parallel()
 	db, _ := openDB(t)
-	demo := sandbox.Demo{AdminKey: "k", POSURL: "http://127.0.0.1:1" + sandbox.DemoPOSPath}
+	demo := sim.Demo{AdminKey: "k", POSURL: "http://127.0.0.1:1" + sim.DemoPOSPath}
 	write(t, db, func(tx *store.Tx) error {
 		_, err := demo.Seed(tx)
 		return err
 	})
 	write(t, db, func(tx *store.Tx) error {
-		next, err := sandbox.AdvanceClock(tx, 90*time.Second)
+		next, err := sim.AdvanceClock(tx, 90*time.Second)
 		if next != 90*time.Second {
 			t.Errorf("AdvanceClock = %v, want 1m30s", next)
 		}
 		return err
 	})
 	write(t, db, func(tx *store.Tx) error {
-		next, err := sandbox.AdvanceClock(tx, 10*time.Second)
+		next, err := sim.AdvanceClock(tx, 10*time.Second)
 		if next != 100*time.Second {
 			t.Errorf("AdvanceClock again = %v, want 1m40s", next)
 		}
 		return err
 	})
 
-	write(t, db, sandbox.Wipe)
+	write(t, db, sim.Wipe)
 	if f := fixturesOf(t, db, demo); len(f.Users)+len(f.Locations)+len(f.APIKeys) != 0 {
 		t.Errorf("fixture after a wipe: %+v", f)
 	}
 	err := db.Read(context.Background(), func(tx *store.Tx) error {
-		d, err := sandbox.ClockOffset(tx)
+		d, err := sim.ClockOffset(tx)
 		if d != 0 {
 			t.Errorf("clock offset after a wipe: %v", d)
 		}
@@ -196,7 +196,7 @@ func TestWipeForgetsTheFixtureAndTheClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if userTokenWorks(t, db, sandbox.DemoUserToken("k", 1)) {
+	if userTokenWorks(t, db, sim.DemoUserToken("k", 1)) {
 		t.Error("a demo token works after a wipe")
 	}
 }

@@ -1,4 +1,4 @@
-package sandbox
+package sim
 
 import (
 	"sync/atomic"

@@ -1,16 +1,16 @@
-package sandbox_test
+package sim_test
 
 import (
 	"testing"
 
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 )
 
 func TestFaultsTake(t *testing.T) {
 	t.Parallel()
-	var fs sandbox.Faults
-	a := fs.Add(sandbox.Fault{Method: "post", PathPrefix: "/v1/pos", Status: 503, Count: 2})
-	b := fs.Add(sandbox.Fault{Method: "*", PathPrefix: "/v3/", Status: 500, Count: 1})
+	var fs sim.Faults
+	a := fs.Add(sim.Fault{Method: "post", PathPrefix: "/v1/pos", Status: 503, Count: 2})
+	b := fs.Add(sim.Fault{Method: "*", PathPrefix: "/v3/", Status: 500, Count: 1})
 	if a.ID == b.ID || a.Method != "POST" || a.Remaining != 2 {
 		t.Fatalf("Add = %+v, %+v", a, b)
 	}
@@ -34,7 +34,7 @@ func TestFaultsTake(t *testing.T) {
 	if n := len(fs.List()); n != 0 {
 		t.Errorf("%d faults left", n)
 	}
-	fs.Add(sandbox.Fault{PathPrefix: "/", Status: 500, Count: 3})
+	fs.Add(sim.Fault{PathPrefix: "/", Status: 500, Count: 3})
 	if n := fs.Clear(); n != 1 || len(fs.List()) != 0 {
 		t.Errorf("Clear = %d", n)
 	}

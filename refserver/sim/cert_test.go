@@ -1,4 +1,4 @@
-package sandbox_test
+package sim_test
 
 import (
 	"bytes"
@@ -9,22 +9,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 )
 
 func TestCertificateIsKeptBesideTheDatabase(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "x.db")
 	now := time.Now()
-	c1, err := sandbox.LoadOrCreateCertificate(db, now)
+	c1, err := sim.LoadOrCreateCertificate(db, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c2, err := sandbox.LoadOrCreateCertificate(db, now)
+	c2, err := sim.LoadOrCreateCertificate(db, now)
 	if err != nil || !bytes.Equal(c1.CertPEM, c2.CertPEM) {
 		t.Fatalf("second load made a new certificate (%v)", err)
 	}
-	_, keyFile := sandbox.CertPaths(db)
+	_, keyFile := sim.CertPaths(db)
 	if fi, err := os.Stat(keyFile); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("key file %v, %v; want mode 0600", fi, err)
 	}
@@ -40,7 +40,7 @@ func TestCertificateIsKeptBesideTheDatabase(t *testing.T) {
 		t.Errorf("IP SANs %v", leaf.IPAddresses)
 	}
 	// An expired certificate is replaced.
-	c3, err := sandbox.LoadOrCreateCertificate(db, now.AddDate(11, 0, 0))
+	c3, err := sim.LoadOrCreateCertificate(db, now.AddDate(11, 0, 0))
 	if err != nil || bytes.Equal(c3.CertPEM, c1.CertPEM) {
 		t.Errorf("expired certificate kept (%v)", err)
 	}
@@ -48,7 +48,7 @@ func TestCertificateIsKeptBesideTheDatabase(t *testing.T) {
 
 func TestInMemoryCertificate(t *testing.T) {
 	t.Parallel()
-	c, err := sandbox.LoadOrCreateCertificate(":memory:", time.Now())
+	c, err := sim.LoadOrCreateCertificate(":memory:", time.Now())
 	if err != nil || len(c.CertPEM) == 0 {
 		t.Fatalf("%v", err)
 	}
@@ -62,15 +62,15 @@ func TestDemoCredentialsDeriveFromAdminKey(t *testing.T) {
 	a, b := "key-a", "key-b"
 	all := map[string]bool{}
 	for _, s := range []string{
-		sandbox.DemoUserToken(a, 1), sandbox.DemoUserToken(a, 2), sandbox.DemoPOSAccessToken(a, 1),
-		sandbox.DemoAPIKey(a, 1), sandbox.DemoPOSToken(a), sandbox.DemoUserToken(b, 1),
+		sim.DemoUserToken(a, 1), sim.DemoUserToken(a, 2), sim.DemoPOSAccessToken(a, 1),
+		sim.DemoAPIKey(a, 1), sim.DemoPOSToken(a), sim.DemoUserToken(b, 1),
 	} {
 		if all[s] || bytes.Contains([]byte(s), []byte(a)) {
 			t.Errorf("credential %q repeats or contains the admin key", s)
 		}
 		all[s] = true
 	}
-	first, again := sandbox.DemoUserToken(a, 1), sandbox.DemoUserToken(a, 1)
+	first, again := sim.DemoUserToken(a, 1), sim.DemoUserToken(a, 1)
 	if first != again {
 		t.Error("derivation is not deterministic")
 	}

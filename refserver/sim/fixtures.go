@@ -1,4 +1,4 @@
-package sandbox
+package sim
 
 import (
 	"crypto/hmac"
@@ -6,24 +6,24 @@ import (
 	"encoding/hex"
 	"strconv"
 
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // Fixtures is the body of GET /sandbox/fixtures: the demo fixture's
 // credentials. Credentials created later through the admin API are shown
 // once, in the creating response, and are not listed here. The SDK's
 // sandbox package defines the wire format; the server answers with it.
-type Fixtures = sandboxapi.Fixtures
+type Fixtures = sandbox.Fixtures
 
 // FixtureUser is a demo user and its access token.
-type FixtureUser = sandboxapi.User
+type FixtureUser = sandbox.User
 
 // FixtureLocation is a demo location with its POS access token (for the
 // push-pull endpoints) and payment gateway.
-type FixtureLocation = sandboxapi.Location
+type FixtureLocation = sandbox.Location
 
 // FixtureAPIKey is a demo vendor API key and the locations it may read.
-type FixtureAPIKey = sandboxapi.APIKey
+type FixtureAPIKey = sandbox.APIKey
 
 // DemoLocation describes one location of the demo fixture.
 type DemoLocation struct {

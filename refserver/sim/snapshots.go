@@ -1,4 +1,4 @@
-package sandbox
+package sim
 
 import (
 	"cmp"
@@ -17,12 +17,12 @@ import (
 	"time"
 
 	"github.com/hospo-dev/hospo-go/refserver/store"
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // Snapshot is what the admin API shows of a snapshot. The SDK's sandbox
 // package defines the wire format.
-type Snapshot = sandboxapi.Snapshot
+type Snapshot = sandbox.Snapshot
 
 // Snapshots keeps the sandbox's snapshots: copies of the whole database
 // (store.DB.CopyToFile), made and restored through the admin API. A file

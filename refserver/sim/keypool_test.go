@@ -1,4 +1,4 @@
-package sandbox_test
+package sim_test
 
 import (
 	"context"
@@ -8,13 +8,13 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 )
 
 // testKey is one real key that the fake generators hand out again and
 // again: making keys is what the pool is there to keep off requests.
 var testKey = sync.OnceValue(func() *rsa.PrivateKey {
-	k, err := sandbox.NewRSAKey()
+	k, err := sim.NewRSAKey()
 	if err != nil {
 		panic(err)
 	}
@@ -25,7 +25,7 @@ func TestKeyPool(t *testing.T) {
 	t.Parallel()
 	var made atomic.Int64
 	gen := func() (*rsa.PrivateKey, error) { made.Add(1); return testKey(), nil }
-	p := sandbox.NewKeyPool(4, gen)
+	p := sim.NewKeyPool(4, gen)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() { defer close(done); p.Run(ctx) }()
@@ -49,7 +49,7 @@ func TestKeyPool(t *testing.T) {
 func TestKeyPoolTakeStopsWithContext(t *testing.T) {
 	t.Parallel()
 	block := make(chan struct{})
-	p := sandbox.NewKeyPool(1, func() (*rsa.PrivateKey, error) { <-block; return testKey(), nil })
+	p := sim.NewKeyPool(1, func() (*rsa.PrivateKey, error) { <-block; return testKey(), nil })
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() { defer close(done); p.Run(ctx) }()

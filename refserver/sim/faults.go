@@ -1,10 +1,10 @@
-package sandbox
+package sim
 
 import (
 	"strings"
 	"sync"
 
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // Fault is an injected failure: the next Count requests whose method and
@@ -12,7 +12,7 @@ import (
 // request is carried out first and only its response is replaced, which
 // simulates a response lost on the way back. Faults sets its ID and
 // Remaining.
-type Fault = sandboxapi.Fault
+type Fault = sandbox.Fault
 
 // Faults is the in-memory registry of active faults. It is safe for
 // concurrent use.

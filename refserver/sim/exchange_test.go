@@ -1,4 +1,4 @@
-package sandbox_test
+package sim_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hospo-dev/hospo-go/refserver/sandbox"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
@@ -16,8 +16,8 @@ import (
 // visa is the card every exchange test tokenises, and claim what a card
 // insert says of it.
 var (
-	visa  = sandbox.Card{Number: "4111111111111111", CVC: "123", ExpiryMonth: 6, ExpiryYear: 31}
-	claim = sandbox.CardClaim{First6: "411111", Last4: "1111", ExpiryMonth: 6, ExpiryYear: 31}
+	visa  = sim.Card{Number: "4111111111111111", CVC: "123", ExpiryMonth: 6, ExpiryYear: 31}
+	claim = sim.CardClaim{First6: "411111", Last4: "1111", ExpiryMonth: 6, ExpiryYear: 31}
 )
 
 type exchanged struct {
@@ -29,11 +29,11 @@ func TestExchangeProviderBCSE(t *testing.T) {
 	t.Parallel()
 	db, _ := openDB(t)
 	ctx := context.Background()
-	key, err := sandbox.EnsureProviderBKey(ctx, db)
+	key, err := sim.EnsureProviderBKey(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := sandbox.EnsureProviderBKey(ctx, db)
+	again, err := sim.EnsureProviderBKey(ctx, db)
 	if err != nil || again.KeyID != key.KeyID {
 		t.Fatalf("a second EnsureProviderBKey made another key: %v", err)
 	}
@@ -42,11 +42,11 @@ func TestExchangeProviderBCSE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exchange := func(key *sandbox.ProviderBKey, cse string, c sandbox.CardClaim) exchanged {
+	exchange := func(key *sim.ProviderBKey, cse string, c sim.CardClaim) exchanged {
 		var e exchanged
 		write(t, db, func(tx *store.Tx) error {
 			var err error
-			e.token, e.bad, err = sandbox.ExchangeProviderBCSE(tx, key, cse, c)
+			e.token, e.bad, err = sim.ExchangeProviderBCSE(tx, key, cse, c)
 			return err
 		})
 		return e
@@ -72,7 +72,7 @@ func TestExchangeProviderBCSE(t *testing.T) {
 	}
 	err = db.Read(ctx, func(tx *store.Tx) error {
 		pt, err := tx.GetProviderToken(e.token)
-		if pt.Provider != sandbox.ProviderB || pt.First6 != "411111" || pt.Last4 != "1111" || pt.Decline {
+		if pt.Provider != sim.ProviderB || pt.First6 != "411111" || pt.Last4 != "1111" || pt.Decline {
 			t.Errorf("provider record %+v", pt)
 		}
 		return err
@@ -95,16 +95,16 @@ func TestProviderDTokeniseThenExchange(t *testing.T) {
 		return err
 	})
 	newKey := func() string {
-		priv, err := sandbox.NewRSAKey()
+		priv, err := sim.NewRSAKey()
 		if err != nil {
 			t.Fatal(err)
 		}
-		kid := sandbox.NewProviderDKeyID()
-		jwk, err := sandbox.MarshalPrivateJWK(priv, kid)
+		kid := sim.NewProviderDKeyID()
+		jwk, err := sim.MarshalPrivateJWK(priv, kid)
 		if err != nil {
 			t.Fatal(err)
 		}
-		write(t, db, func(tx *store.Tx) error { return sandbox.StoreProviderDKey(tx, user, kid, jwk) })
+		write(t, db, func(tx *store.Tx) error { return sim.StoreProviderDKey(tx, user, kid, jwk) })
 		return kid
 	}
 	tokenise := func(kid string) exchanged {
@@ -112,7 +112,7 @@ func TestProviderDTokeniseThenExchange(t *testing.T) {
 		// A refused tokenisation is rolled back, as the handler does.
 		err := db.Write(context.Background(), func(tx *store.Tx) error {
 			var err error
-			e.token, e.bad, err = sandbox.TokeniseProviderD(tx, kid, visa, map[string]string{})
+			e.token, e.bad, err = sim.TokeniseProviderD(tx, kid, visa, map[string]string{})
 			if err == nil && len(e.bad) > 0 {
 				err = errRolledBack
 			}
@@ -127,7 +127,7 @@ func TestProviderDTokeniseThenExchange(t *testing.T) {
 		var e exchanged
 		write(t, db, func(tx *store.Tx) error {
 			var err error
-			e.token, e.bad, err = sandbox.ExchangeProviderDToken(tx, userID, jwe, claim)
+			e.token, e.bad, err = sim.ExchangeProviderDToken(tx, userID, jwe, claim)
 			return err
 		})
 		return e
@@ -159,7 +159,7 @@ func TestProviderDTokeniseThenExchange(t *testing.T) {
 	}
 
 	late := newKey()
-	clock.Add(sandbox.ProviderDKeyLifetime + time.Second)
+	clock.Add(sim.ProviderDKeyLifetime + time.Second)
 	if e := tokenise(late); !cmp.Equal(e.bad, map[string]string{"keyId": "key expired"}) {
 		t.Errorf("expired key: %v", e.bad)
 	}

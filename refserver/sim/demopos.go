@@ -1,4 +1,4 @@
-package sandbox
+package sim
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/hospo-dev/hospo-go/refserver/store"
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 	"github.com/hospo-dev/hospo-go/universalpos"
 )
 
@@ -64,7 +64,7 @@ func (p *DemoPOS) Health(ctx context.Context) (universalpos.HealthStatus, error)
 	if err != nil {
 		return universalpos.HealthStatus{}, err
 	}
-	if m.Mode == string(sandboxapi.DemoPOSOffline) {
+	if m.Mode == string(sandbox.DemoPOSOffline) {
 		return universalpos.HealthStatus{Status: universalpos.HealthFailed, Message: demoPOSOfflineMessage}, nil
 	}
 	return universalpos.HealthStatus{Status: universalpos.HealthOK}, nil
@@ -76,7 +76,7 @@ func (p *DemoPOS) Menus(ctx context.Context) ([]universalpos.Menu, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.Mode == string(sandboxapi.DemoPOSOffline) {
+	if m.Mode == string(sandbox.DemoPOSOffline) {
 		return nil, errors.New(demoPOSOfflineMessage)
 	}
 	return p.menus, nil
@@ -97,12 +97,12 @@ func (p *DemoPOS) CreateOrder(ctx context.Context, o universalpos.Order) (string
 	if err != nil {
 		return "", err
 	}
-	switch sandboxapi.DemoPOSMode(m.Mode) {
-	case sandboxapi.DemoPOSReject:
+	switch sandbox.DemoPOSMode(m.Mode) {
+	case sandbox.DemoPOSReject:
 		return "", universalpos.RejectOrder("the demo POS rejects every order of this location (demo-pos mode reject)", nil)
-	case sandboxapi.DemoPOSOffline:
+	case sandbox.DemoPOSOffline:
 		return "", &universalpos.Error{StatusCode: http.StatusServiceUnavailable, Message: demoPOSOfflineMessage}
-	case sandboxapi.DemoPOSFailThenAccept:
+	case sandbox.DemoPOSFailThenAccept:
 		var fail bool
 		err := p.db.Write(ctx, func(tx *store.Tx) (err error) {
 			fail, err = tx.TakeDemoPOSFailure(loc)

@@ -1,4 +1,4 @@
-package sandbox
+package sim
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hospo-dev/hospo-go/refserver/store"
-	sandboxapi "github.com/hospo-dev/hospo-go/sandbox"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // demoPOSLocationsDir holds the demo POS's part for each location:
@@ -55,7 +55,7 @@ func locationFrom(ctx context.Context) int64 {
 // mode returns the demo POS mode of locationID (accept for none, and
 // when the POS has no database), after the delay of mode slow.
 func (p *DemoPOS) mode(ctx context.Context, locationID int64) (store.DemoPOSMode, error) {
-	accept := store.DemoPOSMode{LocationID: locationID, Mode: string(sandboxapi.DemoPOSAccept)}
+	accept := store.DemoPOSMode{LocationID: locationID, Mode: string(sandbox.DemoPOSAccept)}
 	if p.db == nil || locationID <= 0 {
 		return accept, nil
 	}
@@ -67,7 +67,7 @@ func (p *DemoPOS) mode(ctx context.Context, locationID int64) (store.DemoPOSMode
 	if err != nil {
 		return store.DemoPOSMode{}, err
 	}
-	if m.Mode == string(sandboxapi.DemoPOSSlow) && m.DelayMs > 0 {
+	if m.Mode == string(sandbox.DemoPOSSlow) && m.DelayMs > 0 {
 		t := time.NewTimer(time.Duration(m.DelayMs) * time.Millisecond)
 		defer t.Stop()
 		select {
