@@ -62,8 +62,11 @@
 //		saved = ev.Cursor
 //	}
 //
-// The feed holds the events of the last 7 days, oldest first; a cursor
-// older than that is 400003 (client.ErrInvalidQuery).
+// The feed holds the events of the last 7 days, oldest first. A cursor
+// older than that, or one kept across a sandbox reset or a snapshot
+// restore (after which sequence numbers are reused, so the cursor would
+// skip events), is a 400003 that matches ErrStaleCursor: read the feed
+// again without a cursor. A Feed does so on its next iteration.
 //
 // # Events
 //

@@ -2,6 +2,7 @@ package events_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -137,5 +138,56 @@ func TestE2EFollowWakesOnANewEvent(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("Follow did not wake on the new event")
+	}
+}
+
+// A cursor kept across a snapshot restore, whose events' sequence
+// numbers the new events reuse, is refused with ErrStaleCursor rather than
+// silently skipping the new events; the Feed then reads the restored
+// history from its start. A cursor of the history the snapshot holds goes
+// on as before.
+func TestE2EFeedStartsAgainAfterARestore(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	ctx := t.Context()
+	w.venue.Heartbeat(t)
+	before := w.feed(t, events.FeedQuery{})
+	snap := w.env.Snapshot(t, "online")
+	for n := int64(1); n <= 6; n++ {
+		w.pushClosed(t, n)
+	}
+	feed := w.events.Feed(events.FeedQuery{})
+	if ids, err := collect(feed.All(ctx), 0); err != nil || len(ids) != 7 {
+		t.Fatalf("feed before the restore: %v, %v", ids, err)
+	}
+
+	w.env.Restore(t, snap.SnapshotID)
+	for n := int64(11); n <= 15; n++ {
+		w.pushClosed(t, n)
+	}
+	_, err := collect(feed.All(ctx), 0)
+	if !errors.Is(err, events.ErrStaleCursor) || !errors.Is(err, client.ErrInvalidQuery) {
+		t.Fatalf("feed after the restore: %v, want ErrStaleCursor", err)
+	}
+	var ae *client.APIError
+	if !errors.As(err, &ae) || string(ae.ContextData) != `{"after":"reset"}` {
+		t.Errorf("contextData %s", ae.ContextData)
+	}
+	if c := feed.Cursor(); c != "" {
+		t.Errorf("Cursor after ErrStaleCursor = %q, want it cleared", c)
+	}
+	again, err := collect(feed.All(ctx), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := eventTypes(w.feed(t, events.FeedQuery{})); len(again) != 6 || len(got) != 6 {
+		t.Errorf("restored feed: %d events read again, %v in all; want location.online and 5 bill.closed", len(again), got)
+	}
+
+	// The event before the snapshot is in both histories: its cursor
+	// still reads on, to the five new events.
+	rest := w.feed(t, events.FeedQuery{After: before[0].Cursor})
+	if d := cmp.Diff(again[1:], eventIDs(rest)); d != "" {
+		t.Errorf("feed after the snapshot's cursor (-want +got):\n%s", d)
 	}
 }

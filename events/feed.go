@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"iter"
 	"net/http"
@@ -57,6 +58,41 @@ type Page struct {
 	RequestInfo client.RequestInfo `json:"requestInfo"`
 }
 
+// ErrStaleCursor is matched (errors.Is) by the 400003 of a cursor the feed
+// cannot go on from: one older than the events the service keeps (7
+// days), or one made before the sandbox was reset or a snapshot restored.
+// Sequence numbers start again after a reset, and a restore brings back
+// an earlier history, so such a cursor would skip events; the service
+// refuses it instead. The error is also a *client.APIError whose
+// ContextData is {"after": "expired"} or {"after": "reset"}. Read the feed
+// again without a cursor (a Feed that meets the error does so on its next
+// iteration), and de-duplicate by Event.ID.
+var ErrStaleCursor = errors.New("events: the feed cannot go on from this cursor; read it again from the start")
+
+// staleCursor returns err, wrapped so that it matches ErrStaleCursor when
+// it is the 400003 of a stale cursor.
+func staleCursor(err error) error {
+	var ae *client.APIError
+	if !errors.As(err, &ae) || ae.Code != client.CodeInvalidQuery || len(ae.ContextData) == 0 {
+		return err
+	}
+	var cd struct {
+		After string `json:"after"`
+	}
+	if json.Unmarshal(ae.ContextData, &cd) != nil || (cd.After != "expired" && cd.After != "reset") {
+		return err
+	}
+	return &staleCursorError{err}
+}
+
+// staleCursorError is an error of a stale cursor: it matches
+// ErrStaleCursor and unwraps to the *client.APIError.
+type staleCursorError struct{ err error }
+
+func (e *staleCursorError) Error() string        { return e.err.Error() }
+func (e *staleCursorError) Unwrap() error        { return e.err }
+func (e *staleCursorError) Is(target error) bool { return target == ErrStaleCursor }
+
 // ListEvents reads one page of the events of the key's locations, oldest
 // first. Most programs use Feed instead, which follows the cursors.
 //
@@ -93,7 +129,7 @@ func (s *Service) ListEvents(ctx context.Context, q FeedQuery, opts ...client.Op
 		Auth:   client.AuthAPIKey,
 	}, &out, opts...)
 	if err != nil {
-		return nil, err
+		return nil, staleCursor(err)
 	}
 	if out.Events == nil {
 		out.Events = []Event{}
@@ -128,6 +164,11 @@ type Feed struct {
 // Cursor returns the position after the last event the loop finished
 // with, or after the last whole page (which may skip events that
 // FeedQuery.Types filtered out); before any, FeedQuery.After.
+//
+// After an iteration ended with ErrStaleCursor (the sandbox was reset or
+// a snapshot restored, or the cursor is older than the events kept),
+// Cursor is "": the next iteration reads the feed again from the oldest
+// event kept.
 //
 // An event whose loop body ended with break or return is not counted:
 // resuming from Cursor delivers it again. Together with deduplication by
@@ -194,7 +235,9 @@ func (f *Feed) All(ctx context.Context) iter.Seq2[Event, error] {
 // Follow ends without an error when ctx ends: cancelling ctx is how to
 // stop it. Any other error (once the client's retries are spent) is
 // yielded as (Event{}, err) and ends the iteration; resume with a new
-// iteration, which goes on from Cursor.
+// iteration, which goes on from Cursor. An error that matches
+// ErrStaleCursor has set Cursor to "", so that the new iteration reads
+// the new history from its start.
 //
 //	for ev, err := range feed.Follow(ctx) {
 //		if err != nil {
@@ -232,6 +275,15 @@ func (f *Feed) page(ctx context.Context, wait time.Duration, yield func(Event, e
 	q.After = f.Cursor()
 	q.Wait = wait
 	p, err := f.s.ListEvents(ctx, q, f.opts...)
+	if errors.Is(err, ErrStaleCursor) {
+		// The next iteration starts again from the oldest event kept, if
+		// the cursor is still the one refused.
+		f.mu.Lock()
+		if f.cursor == q.After {
+			f.cursor = ""
+		}
+		f.mu.Unlock()
+	}
 	if err != nil {
 		return 0, false, err
 	}

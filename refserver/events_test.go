@@ -579,3 +579,39 @@ func TestStopWaitsEndsFeedWaits(t *testing.T) {
 		t.Errorf("feed after StopWaits: %+v", page)
 	}
 }
+
+// A feed cursor kept across a sandbox reset, after which sequence numbers
+// start again, is a 400003 that says so, not a page that silently skips
+// the new events.
+func TestFeedCursorAcrossAResetIsStale(t *testing.T) {
+	t.Parallel()
+	env := refservertest.Start(t)
+	f := env.Fixtures(t)
+	key, loc := f.APIKeys[0].APIKey, f.Locations[0]
+	venue := &refservertest.Venue{ID: loc.LocationID, POS: possync.NewService(env.Client(t, client.WithAccessToken(loc.POSAccessToken)))}
+	pushClosed := func(from, to int64) {
+		for n := from; n <= to; n++ {
+			c := venue.OpenCheck(n, "10.00")
+			c.Status = possync.CheckClosed
+			venue.PushCheck(t, c)
+		}
+	}
+	pushClosed(1, 8)
+	kept := readFeed(t, env, key, "")
+	if len(kept.Events) < 8 {
+		t.Fatalf("feed before the reset: %v", feedTypes(kept))
+	}
+
+	if st := env.AdminDo(t, http.MethodPost, "/sandbox/reset", nil, nil); st != http.StatusOK {
+		t.Fatalf("reset: %d", st)
+	}
+	pushClosed(1, 5)
+	status, body := keyDo(t, env, key, http.MethodGet, "/v1/events?after="+*kept.NextCursor, nil, nil)
+	code, e := errorCode(t, body)
+	if status != http.StatusBadRequest || code != 400003 || !cmp.Equal(e, map[string]any{"after": "reset"}) {
+		t.Fatalf("kept cursor after the reset: %d %s", status, body)
+	}
+	if got := readFeed(t, env, key, ""); len(got.Events) != 5 {
+		t.Errorf("feed read again after the reset: %v, want the 5 new bill.closed", feedTypes(got))
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -188,45 +190,97 @@ type Feed struct {
 	NextCursor *string        `json:"nextCursor"`
 }
 
-// A cursor names the seq of an event and its creation time, so that a
-// cursor older than the retention is told apart from a new one without
-// the event itself, which may be gone.
+// A cursor names the seq of an event, its creation time and a tag of its
+// id: "<seq>-<createdAt>-<tag>". The time tells a cursor older than the
+// retention apart from a new one without the event itself, which may be
+// gone. The tag tells the event apart from another that took its seq:
+// seqs start again after a sandbox reset, and a snapshot restore brings
+// back an earlier history, whose seqs the events made since the snapshot
+// reused. Without it a cursor kept across either would go on silently
+// after the wrong event and skip the new ones.
 
-func makeCursor(seq, createdAt int64) string {
-	return strconv.FormatInt(seq, 10) + "-" + strconv.FormatInt(createdAt, 10)
+func makeCursor(e store.Event) string {
+	return strconv.FormatInt(e.Seq, 10) + "-" + strconv.FormatInt(e.CreatedAt, 10) + "-" + cursorTag(e.EventID)
+}
+
+// cursorTag is a short tag of an event id for its cursors: the ids are
+// random, so two events that share a seq have different tags.
+func cursorTag(eventID string) string {
+	h := fnv.New64a()
+	h.Write([]byte(eventID))
+	return strconv.FormatUint(h.Sum64(), 36)
+}
+
+// cursor is a parsed cursor.
+type cursor struct {
+	seq, createdAt int64
+	tag            string
 }
 
 // errBadCursor is the 400003 of a cursor this server never made.
 var errBadCursor = api.ErrMsg(client.CodeInvalidQuery, "after is not a cursor of this feed; use a cursor from an earlier page, or leave after out.")
 
-// parseCursor returns the seq and creation time of a cursor.
-func parseCursor(c string) (seq, createdAt int64, err error) {
-	s, t, ok := strings.Cut(c, "-")
-	if !ok {
-		return 0, 0, errBadCursor
+// parseCursor parses a cursor.
+func parseCursor(c string) (cursor, error) {
+	parts := strings.Split(c, "-")
+	if len(parts) != 3 || parts[2] == "" {
+		return cursor{}, errBadCursor
 	}
-	seq, err1 := strconv.ParseInt(s, 10, 64)
-	createdAt, err2 := strconv.ParseInt(t, 10, 64)
+	seq, err1 := strconv.ParseInt(parts[0], 10, 64)
+	createdAt, err2 := strconv.ParseInt(parts[1], 10, 64)
 	if err1 != nil || err2 != nil || seq <= 0 {
-		return 0, 0, errBadCursor
+		return cursor{}, errBadCursor
 	}
-	return seq, createdAt, nil
+	return cursor{seq: seq, createdAt: createdAt, tag: parts[2]}, nil
+}
+
+// The reasons of a stale cursor's 400003, in its contextData
+// {"after": reason} (events.ErrStaleCursor in the SDK).
+const (
+	// CursorExpired: the cursor is older than EventRetention.
+	CursorExpired = "expired"
+	// CursorReset: the cursor's event is not in the feed's history any
+	// more: the sandbox was reset, or a snapshot restored, since.
+	CursorReset = "reset"
+)
+
+// staleCursor returns the 400003 of a cursor the feed cannot go on from.
+func staleCursor(reason, msg string) error {
+	e := api.ErrMsg(client.CodeInvalidQuery, msg)
+	e.ContextData = map[string]string{"after": reason}
+	return e
+}
+
+// checkCursor returns the seq to read after c, or the 400003 of a cursor
+// the feed cannot go on from: older than the events kept, or naming an
+// event that is not the one it was made from.
+func checkCursor(tx *store.Tx, c string) (int64, error) {
+	cur, err := parseCursor(c)
+	if err != nil {
+		return 0, err
+	}
+	if cur.createdAt < tx.Now().Add(-EventRetention).Unix() {
+		return 0, staleCursor(CursorExpired,
+			"after is older than the events kept (7 days); read the feed again without after.")
+	}
+	id, err := tx.EventID(cur.seq)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && cursorTag(id) != cur.tag) {
+		return 0, staleCursor(CursorReset,
+			"after names an event this feed no longer has: the sandbox was reset or a snapshot restored since; read the feed again without after.")
+	}
+	return cur.seq, err
 }
 
 // ReadFeed returns a page of the API key's feed (GET /v1/events): events
 // after req.After, oldest first, of the key's locations and its own pings.
-// A cursor older than EventRetention is a 400003: the events after it may
-// be gone.
+// A cursor the feed cannot go on from (checkCursor) is a 400003 whose
+// contextData says why.
 func ReadFeed(tx *store.Tx, keyID int64, req FeedRequest) (Feed, error) {
 	q := store.FeedQuery{KeyID: keyID, Limit: req.Limit}
 	if req.After != "" {
-		seq, createdAt, err := parseCursor(req.After)
+		seq, err := checkCursor(tx, req.After)
 		if err != nil {
 			return Feed{}, err
-		}
-		if createdAt < tx.Now().Add(-EventRetention).Unix() {
-			return Feed{}, api.ErrMsg(client.CodeInvalidQuery,
-				"after is older than the events kept (7 days); read the feed again without after.")
 		}
 		q.After = seq
 	}
@@ -246,7 +300,7 @@ func ReadFeed(tx *store.Tx, keyID int64, req FeedRequest) (Feed, error) {
 		f.NextCursor = &req.After
 	}
 	for _, e := range rows {
-		c := makeCursor(e.Seq, e.CreatedAt)
+		c := makeCursor(e)
 		ev := EventEnvelope(e)
 		ev.Cursor = c
 		f.Events = append(f.Events, ev)

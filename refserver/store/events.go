@@ -70,6 +70,13 @@ func (tx *Tx) InsertEvent(e Event) (int64, error) {
 	return res.LastInsertId()
 }
 
+// EventID returns the id of the event seq, or ErrNotFound.
+func (tx *Tx) EventID(seq int64) (string, error) {
+	var id string
+	err := tx.queryRow(`SELECT event_id FROM events WHERE seq = ?`, seq).Scan(&id)
+	return id, notFound(err)
+}
+
 const eventColumns = `seq, event_id, type, created_at, location_id, owner_key_id, data_json`
 
 func scanEvent(sc interface{ Scan(...any) error }, e *Event) error {
