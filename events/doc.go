@@ -44,7 +44,13 @@
 // (compared in constant time) and t is within 5 minutes of the clock
 // (WithTolerance, WithClock). Several secrets let a receiver accept the old
 // and the new secret while a webhook is being replaced. Sign makes the
-// header, to test a receiver.
+// header, to test a receiver. The scheme is Stripe's, so verifiers written
+// for Stripe-Signature accept the header's value too.
+//
+// Each delivery also carries the Standard Webhooks headers (webhook-id,
+// the event's id; webhook-timestamp; webhook-signature, see SignStandard),
+// so that receivers in other languages can verify with that
+// specification's libraries, given the same "whsec_..." secret.
 //
 // The service delivers at least once, in no guaranteed order, and retries
 // a failed delivery (any answer but a 2xx within 10 seconds) with growing

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -179,7 +180,16 @@ func (a *webhookAttempt) Call(ctx context.Context) error {
 	req.Header.Set("User-Agent", "hospo-refserver-webhooks")
 	req.Header.Set(events.HeaderEventID, a.t.EventID)
 	req.Header.Set(events.HeaderWebhookID, a.t.WebhookID)
-	req.Header.Set(events.HeaderSignature, events.Sign(body, a.q.cfg.Real(), string(secret)))
+	now := a.q.cfg.Real()
+	req.Header.Set(events.HeaderSignature, events.Sign(body, now, string(secret)))
+	// The same signature in Standard Webhooks' form, for its libraries.
+	std, err := events.SignStandard(a.t.EventID, body, now, string(secret))
+	if err != nil {
+		return err
+	}
+	req.Header.Set(events.HeaderStandardID, a.t.EventID)
+	req.Header.Set(events.HeaderStandardTimestamp, strconv.FormatInt(now.Unix(), 10))
+	req.Header.Set(events.HeaderStandardSignature, std)
 	resp, err := a.q.http.Do(req)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
