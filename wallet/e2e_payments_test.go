@@ -263,18 +263,18 @@ func TestE2ELocationOnline(t *testing.T) {
 	loc := env.NewVenue(t, refservertest.VenueConfig{Name: "Harbour Kitchen", Gateway: wallet.ProviderB})
 	u := env.NewDiner(t)
 
+	// A new location offline until its first heartbeat and online after
+	// it, and the details' shape: the contract's checks.
+	env.CheckContract(t, "pos/heartbeat", "location/details")
+
+	loc.Heartbeat(t)
 	l, err := u.Wallet.GetLocation(t.Context(), loc.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.POSStatus != wallet.POSStatusOffline || l.LastHeartbeat != nil || l.UniversalPOS != nil ||
+	if l.POSStatus != wallet.POSStatusOnline || l.LastHeartbeat == nil || l.UniversalPOS != nil ||
 		l.LocationPaymentDetails.Gateway != wallet.ProviderB || l.Name != "Harbour Kitchen" {
-		t.Errorf("before any heartbeat: %+v", l)
-	}
-	loc.Heartbeat(t)
-	l, _ = u.Wallet.GetLocation(t.Context(), loc.ID)
-	if l.POSStatus != wallet.POSStatusOnline || l.LastHeartbeat == nil {
-		t.Errorf("after a heartbeat: %+v", l)
+		t.Fatalf("after a heartbeat: %+v", l)
 	}
 	hb := l.LastHeartbeat.Time
 
