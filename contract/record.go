@@ -34,8 +34,8 @@ type Exchange struct {
 	raw    []byte      // the whole response body (up to maxRecorded), for shape checks
 }
 
-// maxRecorded bounds what is kept of each response body; maxShown, what
-// a report shows of it.
+// maxRecorded bounds what a check can read of each response body (the
+// client reads all of it); maxShown, what a report shows.
 const (
 	maxRecorded = 1 << 20
 	maxShown    = 600
@@ -71,13 +71,13 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		r.add(ex)
 		return resp, err
 	}
-	data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxRecorded))
+	data, rerr := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(data))
 	ex.Status = resp.StatusCode
 	ex.RequestID = resp.Header.Get(client.HeaderRequestID)
 	ex.header = resp.Header.Clone()
-	ex.raw = data
+	ex.raw = data[:min(len(data), maxRecorded)]
 	ex.Body = hideSecrets(string(data[:min(len(data), maxShown)]))
 	if rerr != nil {
 		ex.Error = rerr.Error()
