@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"database/sql"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3" // reads the server's database in tests
@@ -97,13 +99,21 @@ func TestCarefulModeAgainstRefserver(t *testing.T) {
 	if err := db.QueryRow(made).Scan(&madeBefore); err != nil {
 		t.Fatal(err)
 	}
+	sent := &sentRequests{base: http.DefaultTransport}
 	rep, err := contract.Run(t.Context(), contract.Config{BaseURL: env.URL, AccessToken: fx.Users[0].AccessToken,
-		POSToken: loc.POSAccessToken, LocationID: loc.LocationID, APIKey: key})
+		POSToken: loc.POSAccessToken, LocationID: loc.LocationID, APIKey: key, HTTPClient: &http.Client{Transport: sent}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Mode != "careful" || !rep.Passed() {
 		t.Errorf("careful run:\n%s", text(t, rep))
+	}
+	// The only writes it sends with a credential are to its own webhook
+	// subscriptions.
+	for _, r := range sent.list {
+		if r.Method != http.MethodGet && r.credential && !strings.HasPrefix(r.Path, "/v1/webhooks") {
+			t.Errorf("careful mode sent %s %s with a credential", r.Method, r.Path)
+		}
 	}
 	for _, c := range contract.Checks() {
 		res, ok := rep.Result(c.Name)
@@ -298,4 +308,25 @@ func dumpTable(t testing.TB, db *sql.DB, table string) []string {
 	}
 	slices.Sort(lines)
 	return lines
+}
+
+// sentRequests is a transport that notes each request's method and path
+// and whether it carried a credential.
+type sentRequests struct {
+	base http.RoundTripper
+	mu   sync.Mutex
+	list []sentRequest
+}
+
+type sentRequest struct {
+	Method, Path string
+	credential   bool
+}
+
+func (s *sentRequests) RoundTrip(r *http.Request) (*http.Response, error) {
+	s.mu.Lock()
+	s.list = append(s.list, sentRequest{r.Method, r.URL.Path,
+		r.URL.Query().Has(client.QueryAccessToken) || r.Header.Get(client.HeaderAPIKey) != ""})
+	s.mu.Unlock()
+	return s.base.RoundTrip(r)
 }
