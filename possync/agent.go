@@ -292,8 +292,16 @@ func (a *Agent) Push(check *Check) error {
 	}
 	a.gen++
 	e.check, e.gen = c, a.gen
+	// The dispatcher needs waking only when the ready list stops being
+	// empty. While it is not, the dispatcher already has a wake coming: a
+	// signal not yet taken, its backoff timer, or the end of a send. With
+	// the service down the list stays full and Push wakes nothing, which
+	// would otherwise be a goroutine (and often a thread) woken per push
+	// only to find the backoff still running.
+	wake := false
 	if !e.queued && !e.inflight {
 		e.queued = true
+		wake = len(a.ready) == 0
 		a.ready = append(a.ready, c.CheckNumber)
 	}
 	if a.store != nil {
@@ -301,7 +309,9 @@ func (a *Agent) Push(check *Check) error {
 	}
 	a.mu.Unlock()
 
-	signal(a.wakeSend)
+	if wake {
+		signal(a.wakeSend)
+	}
 	if a.store != nil {
 		signal(a.wakePersist)
 	}

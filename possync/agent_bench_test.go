@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/possync/outbox"
@@ -23,17 +26,17 @@ import (
 // coalesce as they do on a busy POS.
 //
 //	go test -run='^$' -bench=AgentPush -benchtime=200000x ./possync/
+//
+// memory-telemetry is memory with the client's telemetry on: a tracer
+// provider sampling every span and a meter provider, which the Agent also
+// reports its own metrics to.
 func BenchmarkAgentPush(b *testing.B) {
-	for _, durable := range []bool{false, true} {
-		name := "memory"
-		if durable {
-			name = "outbox-file"
-		}
-		b.Run(name, func(b *testing.B) { benchAgentPush(b, durable) })
-	}
+	b.Run("memory", func(b *testing.B) { benchAgentPush(b, false, false) })
+	b.Run("memory-telemetry", func(b *testing.B) { benchAgentPush(b, false, true) })
+	b.Run("outbox-file", func(b *testing.B) { benchAgentPush(b, true, false) })
 }
 
-func benchAgentPush(b *testing.B, durable bool) {
+func benchAgentPush(b *testing.B, durable, telemetry bool) {
 	// A port nothing listens on: every send fails at once.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -41,7 +44,13 @@ func benchAgentPush(b *testing.B, durable bool) {
 	}
 	down := "http://" + ln.Addr().String()
 	ln.Close()
-	c, err := client.New(client.WithBaseURL(down), client.WithAccessToken("pos-token"))
+	opts := []client.Option{client.WithBaseURL(down), client.WithAccessToken("pos-token")}
+	if telemetry {
+		opts = append(opts,
+			client.WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()))),
+			client.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))))
+	}
+	c, err := client.New(opts...)
 	if err != nil {
 		b.Fatal(err)
 	}

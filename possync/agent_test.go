@@ -392,6 +392,37 @@ func TestAgentBackoffOn503(t *testing.T) {
 	}
 }
 
+// TestAgentPushWakesDispatcherOnce checks that Push wakes the dispatcher
+// only when the ready list stops being empty (with the service down it
+// never empties, and a wake per push only found the backoff running), and
+// that the checks pushed meanwhile are still all delivered.
+func TestAgentPushWakesDispatcherOnce(t *testing.T) {
+	t.Parallel()
+	api := &fakeAPI{}
+	a := newTestAgent(t, api, testConfig())
+	if err := a.Push(checkN(1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.wakeSend) != 1 {
+		t.Fatal("the first push did not wake the dispatcher")
+	}
+	<-a.wakeSend // as the dispatcher would, leaving check 1 ready
+	for _, c := range []*Check{checkN(2, 1), checkN(1, 2), checkN(3, 1)} {
+		if err := a.Push(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(a.wakeSend) != 0 {
+		t.Error("a push onto a ready list that was not empty woke the dispatcher")
+	}
+	startAgent(t, a)
+	flush(t, a)
+	one, two := client.MoneyFromCents(1).String(), client.MoneyFromCents(2).String()
+	if got := sorted(api.sent()); !slices.Equal(got, []string{"1:" + two, "2:" + one, "3:" + one}) {
+		t.Errorf("sent %v, want checks 1 (its second state), 2 and 3", got)
+	}
+}
+
 // onlyPush is an API whose polls and heartbeats succeed without a server,
 // so that a test server sees check pushes only.
 type onlyPush struct{ *Service }

@@ -103,50 +103,120 @@ type PaymentNotification struct {
 }
 
 // Clone returns a deep copy of c, so that the copy can be kept (queued,
-// sent later) while the caller goes on changing c.
+// sent later) while the caller goes on changing c. Strings are shared (they
+// cannot change). The copy's modifiers, discounts and categories are cut
+// from one array of each kind, sized first: a copy is a handful of
+// allocations rather than one per nested slice and pointer, which keeps
+// Agent.Push cheap and gives the garbage collector few objects to mark.
 func (c *Check) Clone() *Check {
 	if c == nil {
 		return nil
 	}
-	out := *c
-	if c.Discounts != nil {
-		out.Discounts = append([]Discount(nil), c.Discounts...)
+	var n cloneSizes
+	n.check(c)
+	cl := cloner{
+		modifiers:  make([]Modifier, n.modifiers),
+		discounts:  make([]Discount, n.discounts),
+		categories: make([]Category, n.categories),
 	}
+	out := *c
+	out.Discounts = cl.discountSlice(c.Discounts)
 	if c.MenuItems != nil {
 		out.MenuItems = make([]MenuItem, len(c.MenuItems))
 		for i := range c.MenuItems {
-			out.MenuItems[i] = c.MenuItems[i].clone()
+			out.MenuItems[i] = cl.menuItem(c.MenuItems[i])
 		}
 	}
 	return &out
 }
 
-func (m MenuItem) clone() MenuItem {
-	m.Modifiers = cloneModifiers(m.Modifiers)
-	if m.Discount != nil {
-		d := *m.Discount
-		m.Discount = &d
+// cloneSizes counts what a deep copy of a check needs of each kind.
+type cloneSizes struct{ modifiers, discounts, categories int }
+
+func (n *cloneSizes) check(c *Check) {
+	n.discounts += len(c.Discounts)
+	for i := range c.MenuItems {
+		m := &c.MenuItems[i]
+		n.modifierTree(m.Modifiers)
+		if m.Discount != nil {
+			n.discounts++
+		}
+		for p := m.Category.Category; p != nil; p = p.Category {
+			n.categories++
+		}
 	}
-	m.Category = m.Category.clone()
+}
+
+func (n *cloneSizes) modifierTree(ms []Modifier) {
+	n.modifiers += len(ms)
+	for i := range ms {
+		n.modifierTree(ms[i].Modifiers)
+	}
+}
+
+// cloner hands out the parts of a deep copy from arrays sized by
+// cloneSizes. Every slice it returns has its length as its capacity, so
+// appending to one part of the copy never writes over another.
+type cloner struct {
+	modifiers  []Modifier
+	discounts  []Discount
+	categories []Category
+}
+
+// A nil slice stays nil and an empty one stays empty: the two encode
+// differently (null and []).
+var (
+	noModifiers = []Modifier{}
+	noDiscounts = []Discount{}
+)
+
+func (cl *cloner) menuItem(m MenuItem) MenuItem {
+	m.Modifiers = cl.modifierSlice(m.Modifiers)
+	if m.Discount != nil {
+		d := &cl.discounts[0]
+		cl.discounts = cl.discounts[1:]
+		*d = *m.Discount
+		m.Discount = d
+	}
+	m.Category = cl.category(m.Category)
 	return m
 }
 
-func cloneModifiers(ms []Modifier) []Modifier {
-	if ms == nil {
+func (cl *cloner) modifierSlice(ms []Modifier) []Modifier {
+	switch {
+	case ms == nil:
 		return nil
+	case len(ms) == 0:
+		return noModifiers
 	}
-	out := make([]Modifier, len(ms))
+	out := cl.modifiers[:len(ms):len(ms)]
+	cl.modifiers = cl.modifiers[len(ms):]
 	for i, m := range ms {
-		m.Modifiers = cloneModifiers(m.Modifiers)
+		m.Modifiers = cl.modifierSlice(m.Modifiers)
 		out[i] = m
 	}
 	return out
 }
 
-func (c Category) clone() Category {
+func (cl *cloner) discountSlice(ds []Discount) []Discount {
+	switch {
+	case ds == nil:
+		return nil
+	case len(ds) == 0:
+		return noDiscounts
+	}
+	out := cl.discounts[:len(ds):len(ds)]
+	cl.discounts = cl.discounts[len(ds):]
+	copy(out, ds)
+	return out
+}
+
+func (cl *cloner) category(c Category) Category {
 	if c.Category != nil {
-		p := c.Category.clone()
-		c.Category = &p
+		p := &cl.categories[0]
+		cl.categories = cl.categories[1:]
+		*p = cl.category(*c.Category)
+		c.Category = p
 	}
 	return c
 }

@@ -155,6 +155,44 @@ func TestCheckClone(t *testing.T) {
 	}
 }
 
+// TestCheckCloneParts checks what cutting a clone's parts from shared
+// arrays must keep: nil and empty slices as they were, and no part that an
+// append could extend into its neighbour.
+func TestCheckCloneParts(t *testing.T) {
+	t.Parallel()
+	c := loadCheck(t)
+	c.MenuItems[0].Modifiers[0].Modifiers = []Modifier{}
+	c.MenuItems[1].Modifiers = nil
+	cl := c.Clone()
+	if m := cl.MenuItems[0].Modifiers[0].Modifiers; m == nil || len(m) != 0 {
+		t.Errorf("empty modifiers cloned as %#v, want empty", m)
+	}
+	if m := cl.MenuItems[1].Modifiers; m != nil {
+		t.Errorf("nil modifiers cloned as %#v, want nil", m)
+	}
+	if cl := (&Check{Discounts: []Discount{}}).Clone(); cl.Discounts == nil || cl.MenuItems != nil {
+		t.Errorf("empty discounts and nil items cloned as %#v and %#v", cl.Discounts, cl.MenuItems)
+	}
+	want := mustJSON(t, cl)
+	first := cl.MenuItems[0].Modifiers
+	_ = append(first, Modifier{Name: "appended"})
+	_ = append(cl.Discounts, Discount{Name: "appended"})
+	_ = append(first[1].Modifiers, Modifier{Name: "appended"})
+	if got := mustJSON(t, cl); got != want {
+		t.Errorf("an append to one part of the clone changed another:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestCheckCloneAllocs holds Clone to one allocation per kind of part
+// (the check, its items, modifiers, discounts and categories) however
+// deep the check, rather than one per nested slice and pointer.
+func TestCheckCloneAllocs(t *testing.T) {
+	c := loadCheck(t)
+	if n := testing.AllocsPerRun(100, func() { _ = c.Clone() }); n > 5 {
+		t.Errorf("Clone of the sample check: %v allocations, want at most 5", n)
+	}
+}
+
 func mustJSON(t testing.TB, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
