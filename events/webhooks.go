@@ -45,8 +45,8 @@ const (
 )
 
 // Validate checks the request the way the service does: url is an
-// absolute http or https URL with a host, no user name or password and at
-// most MaxURLLength bytes; events is a non-empty list of known types
+// absolute http or https URL with a host, no user name or password, a
+// port from 1 to 65535 if any, and at most MaxURLLength bytes; events is a non-empty list of known types
 // (Type.Known), or AllTypes alone; description has at most
 // MaxDescriptionLength characters. It returns nil or a
 // *client.ValidationError with the service's paths and reasons ("url",
@@ -63,6 +63,8 @@ func (r CreateWebhookRequest) Validate() error {
 	case u.User != nil:
 		// A credential in the URL would be shown by every list.
 		s.Add("url", "must not hold a user name or password")
+	case !validPort(u.Port()):
+		s.Add("url", "must have a port from 1 to 65535, or none")
 	}
 	switch {
 	case len(r.Events) == 0:
@@ -79,6 +81,16 @@ func (r CreateWebhookRequest) Validate() error {
 		s.Add("description", "must be at most "+strconv.Itoa(MaxDescriptionLength)+" characters")
 	}
 	return s.Err()
+}
+
+// validPort reports whether port, a URL's port ("" when it has none), is
+// none or a TCP port.
+func validPort(port string) bool {
+	if port == "" {
+		return true
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // reasonUnknownType is the reason of an unknown type in a subscription.

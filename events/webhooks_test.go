@@ -105,6 +105,11 @@ func TestCreateWebhookValidate(t *testing.T) {
 			map[string]string{"url": "must be an absolute http or https URL"}},
 		{"not a URL", events.CreateWebhookRequest{URL: "http://h.test/%zz", Events: []events.Type{events.TypePing}},
 			map[string]string{"url": "must be an absolute http or https URL"}},
+		{"port out of range", events.CreateWebhookRequest{URL: "http://127.0.0.1:99999/", Events: []events.Type{events.TypePing}},
+			map[string]string{"url": "must have a port from 1 to 65535, or none"}},
+		{"port zero", events.CreateWebhookRequest{URL: "http://127.0.0.1:0/", Events: []events.Type{events.TypePing}},
+			map[string]string{"url": "must have a port from 1 to 65535, or none"}},
+		{"highest port", events.CreateWebhookRequest{URL: "http://[::1]:65535/", Events: []events.Type{events.TypePing}}, nil},
 		{"unknown types", events.CreateWebhookRequest{URL: "https://h.test", Events: []events.Type{events.TypePing, "payment", "", events.TypeBillClosed}},
 			map[string]string{"events[1]": unknownType, "events[2]": unknownType}},
 	} {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -614,4 +615,49 @@ func TestFeedCursorAcrossAResetIsStale(t *testing.T) {
 	if got := readFeed(t, env, key, ""); len(got.Events) != 5 {
 		t.Errorf("feed read again after the reset: %v, want the 5 new bill.closed", feedTypes(got))
 	}
+}
+
+// A webhook URL of a link-local or metadata address, or with a port that
+// cannot be, is refused; and a receiver whose answer has 8 MiB of headers
+// has failed the attempt, 2xx or not.
+func TestWebhookTargetsAndAnswersAreBounded(t *testing.T) {
+	t.Parallel()
+	env := refservertest.Start(t)
+	venue := env.NewVenue(t, refservertest.VenueConfig{})
+	key := venue.NewAPIKey(t)
+	for _, u := range []string{"http://169.254.169.254/latest/meta-data/", "http://[fe80::1]/", "http://metadata.google.internal/", "http://127.0.0.1:99999/"} {
+		status, body := keyDo(t, env, key, http.MethodPost, "/v1/webhooks", map[string]any{"url": u, "events": []string{"*"}}, nil)
+		if code, fields := errorCode(t, body); status != http.StatusBadRequest || code != 400002 || fields["url"] == nil {
+			t.Errorf("%s: %d %s", u, status, body)
+		}
+	}
+
+	big := strings.Repeat("x", 8<<10)
+	answered := make(chan struct{}, 16)
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i := range 1024 { // 8 MiB of headers
+			w.Header().Set("X-Padding-"+strconv.Itoa(i), big)
+		}
+		w.WriteHeader(http.StatusOK)
+		answered <- struct{}{}
+	}))
+	t.Cleanup(rc.Close)
+	wh := createWebhook(t, env, key, rc.URL, "*")
+	venue.Heartbeat(t)
+	<-answered
+	d := listDeliveries(t, env, key, wh.Webhook.WebhookID)
+	if len(d) != 1 {
+		t.Fatalf("deliveries %+v", d)
+	}
+	d[0] = deliveryOf(t, env, key, wh.Webhook.WebhookID, d[0].EventID, func(d delivery) bool { return d.Attempts == 1 })
+	if d[0].Status == "delivered" || d[0].LastError == nil || !strings.Contains(*d[0].LastError, "header") {
+		t.Errorf("delivery answered with 8 MiB of headers: %+v (%v)", d[0], ptrString(d[0].LastError))
+	}
+}
+
+func ptrString(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
 }

@@ -85,6 +85,12 @@ type Config struct {
 	// webhook (default 10 s): a receiver that has not answered by then has
 	// failed the attempt.
 	WebhookTimeout time.Duration
+	// AllowLinkLocalWebhooks lets webhooks deliver to link-local addresses
+	// (169.254.0.0/16, fe80::/10) and cloud metadata addresses and names
+	// (169.254.169.254, metadata.google.internal, ...), which are refused
+	// by default: on a cloud machine they hand out the machine's
+	// credentials. Loopback and private addresses are always allowed.
+	AllowLinkLocalWebhooks bool
 	// ValidateRequests checks every API request (not the sandbox admin
 	// endpoints) against the server's OpenAPI document before its handler
 	// runs, answering 400002/400003 for requests the document forbids. For
@@ -318,7 +324,7 @@ func New(cfg Config) (*Server, error) {
 	s.webhookSecrets = seal.New(cfg.AdminKey, rules.WebhookSealPurpose)
 	s.webhooks = outbound.NewWebhookDispatcher(outbound.WebhookConfig{
 		DB: db, Now: s.clock.Now, Real: s.clock.Real, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
-		Secrets: s.webhookSecrets, Timeout: cfg.WebhookTimeout, Meter: meter, Tracer: tracer,
+		Secrets: s.webhookSecrets, Timeout: cfg.WebhookTimeout, AllowLinkLocal: cfg.AllowLinkLocalWebhooks, Meter: meter, Tracer: tracer,
 	})
 	s.tokens = api.NewTokens(db, s.clock.Now)
 	s.api = api.NewResponder(s.log, s.clock.Now, s.tokens)

@@ -41,7 +41,7 @@ func (s *Server) handleCreateWebhook(_ http.ResponseWriter, r *http.Request) (ap
 	if err != nil {
 		return nil, err
 	}
-	if err := rules.CheckWebhook(req, problems); err != nil {
+	if err := rules.CheckWebhook(req, problems, s.cfg.AllowLinkLocalWebhooks); err != nil {
 		return nil, err
 	}
 	q := api.RequestFrom(r.Context())

@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
+	"syscall"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -42,6 +45,9 @@ const (
 	// maxWebhookAnswer is how much of a receiver's answer is read (and
 	// thrown away), so that the connection can be reused.
 	maxWebhookAnswer = 64 << 10
+	// maxWebhookAnswerHeaders bounds the headers of a receiver's answer:
+	// past it the attempt has failed, whatever the status.
+	maxWebhookAnswerHeaders = 64 << 10
 )
 
 // WebhookConfig is what the webhook dispatcher needs.
@@ -58,6 +64,10 @@ type WebhookConfig struct {
 	Secrets *seal.Box
 	// Timeout bounds one attempt.
 	Timeout time.Duration
+	// AllowLinkLocal lets deliveries reach link-local and cloud metadata
+	// addresses (rules.ForbiddenTargetAddr), which are refused otherwise
+	// whatever name the webhook's URL gives.
+	AllowLinkLocal bool
 	// Meter, when set, counts the attempts by outcome (MetricDeliveries).
 	Meter metric.Meter
 	// Tracer, when set, traces each try (DispatcherConfig.Tracer).
@@ -67,10 +77,12 @@ type WebhookConfig struct {
 // webhookPolicy is how deliveries are retried: every failure may pass.
 func webhookPolicy() Policy {
 	return Policy{
-		MaxTries:  webhookMaxTries,
-		Base:      webhookRetryBase,
-		Max:       webhookRetryMax,
-		Temporary: func(err error) bool { return !errors.Is(err, errSecretUnavailable) },
+		MaxTries: webhookMaxTries,
+		Base:     webhookRetryBase,
+		Max:      webhookRetryMax,
+		Temporary: func(err error) bool {
+			return !errors.Is(err, errSecretUnavailable) && !errors.Is(err, errForbiddenTarget)
+		},
 		MaxDetail: maxWebhookErrorDetail,
 	}
 }
@@ -80,7 +92,7 @@ func webhookPolicy() Policy {
 // (a redelivery) or the virtual clock moved.
 func NewWebhookDispatcher(cfg WebhookConfig) *Dispatcher {
 	hc := &http.Client{
-		Transport:     cfg.HTTPClient.Transport,
+		Transport:     webhookTransport(cfg.HTTPClient.Transport, cfg.AllowLinkLocal),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	return NewDispatcher(DispatcherConfig{
@@ -94,6 +106,43 @@ func NewWebhookDispatcher(cfg WebhookConfig) *Dispatcher {
 		Meter:       cfg.Meter,
 		Tracer:      cfg.Tracer,
 	})
+}
+
+// webhookTransport returns the transport of the deliveries: rt (an
+// *http.Transport, or http.DefaultTransport when nil) with the answer's
+// headers bounded, a connection kept per attempt in flight, and, unless
+// allowLinkLocal, dialing that refuses forbidden addresses after the name
+// is resolved. A transport of another kind (a test's) is used as it is.
+func webhookTransport(rt http.RoundTripper, allowLinkLocal bool) http.RoundTripper {
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	t, ok := rt.(*http.Transport)
+	if !ok {
+		return rt
+	}
+	t = t.Clone()
+	t.MaxResponseHeaderBytes = maxWebhookAnswerHeaders
+	t.MaxIdleConnsPerHost = webhookConcurrency
+	if !allowLinkLocal {
+		d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: refuseForbiddenTarget}
+		t.DialContext = d.DialContext
+	}
+	return t
+}
+
+// errForbiddenTarget fails an attempt whose address is one deliveries may
+// not reach. Retrying cannot help.
+var errForbiddenTarget = errors.New("the webhook's address is link-local or a cloud metadata address, which the server does not call (see -webhook-allow-link-local)")
+
+// refuseForbiddenTarget is a net.Dialer's Control: it refuses to connect to
+// a forbidden address, which it sees resolved.
+func refuseForbiddenTarget(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil || rules.ForbiddenTargetAddr(ap.Addr()) {
+		return errForbiddenTarget
+	}
+	return nil
 }
 
 // webhookQueue is the webhook_deliveries table seen as a Queue.

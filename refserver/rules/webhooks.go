@@ -44,11 +44,18 @@ const (
 // CheckWebhook checks the body of POST /v1/webhooks, decoded into req with
 // problems, the decoder's findings (url and events missing or null among
 // them), and returns a 400002 naming every failing field, nil when none
-// fails: the rules are events.CreateWebhookRequest.Validate's.
-func CheckWebhook(req events.CreateWebhookRequest, problems map[string]string) error {
+// fails: the rules are events.CreateWebhookRequest.Validate's, and, unless
+// allowLinkLocal, a url that names no link-local or cloud metadata address
+// (webhooktargets.go).
+func CheckWebhook(req events.CreateWebhookRequest, problems map[string]string, allowLinkLocal bool) error {
 	var bad fielderr.Set
 	bad.MergeFields(problems)
 	_ = bad.Merge(req.Validate()) // nil or a *client.ValidationError
+	if !allowLinkLocal && !bad.Has("url") {
+		if reason := webhookTargetProblem(req.URL); reason != "" {
+			bad.Add("url", reason)
+		}
+	}
 	return invalid(&bad)
 }
 

@@ -40,6 +40,7 @@ type options struct {
 	maxInFlight       int
 	maxFeedWaits      int
 	maxFeedWaitsKey   int
+	webhookLinkLocal  bool
 	logLevel          string
 	posHealthInterval time.Duration
 	menuSyncInterval  time.Duration
@@ -91,6 +92,7 @@ func parseFlags(args []string, stderr io.Writer, lookup func(string) (string, bo
 	fs.IntVar(&o.maxInFlight, "max-in-flight", refserver.DefaultMaxInFlight, "API requests handled at once; more wait their turn (negative: no bound)")
 	fs.IntVar(&o.maxFeedWaits, "max-feed-waits", refserver.DefaultMaxFeedWaits, "event feed requests waiting for events at once (GET /v1/events?wait=); more are refused with 429001")
 	fs.IntVar(&o.maxFeedWaitsKey, "max-feed-waits-per-key", refserver.DefaultMaxFeedWaitsPerKey, "event feed requests of one API key waiting for events at once; more are refused with 429001")
+	fs.BoolVar(&o.webhookLinkLocal, "webhook-allow-link-local", false, "let webhooks deliver to link-local and cloud metadata addresses (169.254.169.254, fe80::/10, metadata.google.internal), refused by default")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&o.posHealthInterval, "pos-health-interval", 30*time.Second, "how often universal POS health is checked")
 	fs.DurationVar(&o.menuSyncInterval, "menu-sync-interval", 5*time.Minute, "how often universal POS menus are synced")
@@ -202,22 +204,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	defer metrics.close()
 
 	srv, err := refserver.New(refserver.Config{
-		DBPath:             o.db,
-		AdminKey:           o.adminKey,
-		BaseURL:            "http://" + publicAddr(ln.Addr()),
-		TLSURL:             "https://" + publicAddr(tln.Addr()),
-		Logger:             logger,
-		RateLimit:          o.rateLimit,
-		RateBurst:          o.rateBurst,
-		MaxInFlight:        o.maxInFlight,
-		MaxFeedWaits:       o.maxFeedWaits,
-		MaxFeedWaitsPerKey: o.maxFeedWaitsKey,
-		POSHealthInterval:  o.posHealthInterval,
-		MenuSyncInterval:   o.menuSyncInterval,
-		ValidateRequests:   o.validate,
-		AdminHosts:         o.adminHosts,
-		StartCheckBytes:    o.startCheckBytes,
-		MeterProvider:      metrics.provider(),
+		DBPath:                 o.db,
+		AdminKey:               o.adminKey,
+		BaseURL:                "http://" + publicAddr(ln.Addr()),
+		TLSURL:                 "https://" + publicAddr(tln.Addr()),
+		Logger:                 logger,
+		RateLimit:              o.rateLimit,
+		RateBurst:              o.rateBurst,
+		MaxInFlight:            o.maxInFlight,
+		MaxFeedWaits:           o.maxFeedWaits,
+		MaxFeedWaitsPerKey:     o.maxFeedWaitsKey,
+		AllowLinkLocalWebhooks: o.webhookLinkLocal,
+		POSHealthInterval:      o.posHealthInterval,
+		MenuSyncInterval:       o.menuSyncInterval,
+		ValidateRequests:       o.validate,
+		AdminHosts:             o.adminHosts,
+		StartCheckBytes:        o.startCheckBytes,
+		MeterProvider:          metrics.provider(),
 	})
 	if err != nil {
 		return err
