@@ -90,7 +90,7 @@ func (s *Service) ListClosed(ctx context.Context, locationID int64, from, to tim
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/v3/location/{locationId}/bills/closed",
-		Path:   "v3/location/" + strconv.FormatInt(locationID, 10) + "/bills/closed",
+		Params: []string{strconv.FormatInt(locationID, 10)},
 		Query:  q,
 		Auth:   client.AuthAPIKey,
 	}, &out, opts...)
@@ -123,7 +123,7 @@ func (s *Service) Get(ctx context.Context, billID string, scopes []Scope, opts .
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/v3/bill/{billId}",
-		Path:   "v3/bill/" + url.PathEscape(billID),
+		Params: []string{billID},
 		Query:  q,
 		Auth:   client.AuthAPIKey,
 	}, &out, opts...)

@@ -160,6 +160,15 @@ func (c *Client) Do(ctx context.Context, req *Request, v any, opts ...Option) (*
 // do is Do after its arguments are checked; ct is the call's telemetry,
 // nil when it is off.
 func (c *Client) do(ctx context.Context, s *settings, method string, req *Request, v any, ct *callTelemetry) (*Response, error) {
+	if req.Path == "" && req.Route != "" {
+		path, err := routePath(req.Route, req.Params)
+		if err != nil {
+			return nil, err
+		}
+		withPath := *req
+		withPath.Path = path
+		req = &withPath
+	}
 	rawURL, err := c.requestURL(s, req)
 	if err != nil {
 		return nil, err

@@ -3,9 +3,11 @@ package client
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 )
 
 // Auth names the credential an endpoint takes. Do attaches that credential
@@ -60,10 +62,17 @@ type Request struct {
 	// span and metrics by it (with the method), never by the URL, which
 	// holds ids and the access token. Empty: they carry the method alone.
 	Route string
-	// Path is relative to the base URL, without a leading slash
-	// ("v1/user/me"), so that a base URL with a path prefix works; a leading
-	// slash is refused. Path segments taken from user input must be escaped
-	// with url.PathEscape.
+	// Params are the values of Route's path parameters, in the order
+	// Route names them. When Path is empty, Do builds the path from Route
+	// and Params, each value escaped with url.PathEscape, so that a call
+	// writes its path once: Route "/v3/bill/{billId}" with Params
+	// []string{"b 1"} requests v3/bill/b%201.
+	Params []string
+	// Path, when set, is the path itself, relative to the base URL,
+	// without a leading slash ("v1/user/me"), so that a base URL with a
+	// path prefix works; a leading slash is refused. Path segments taken
+	// from user input must be escaped with url.PathEscape. Route and Params
+	// are the usual way to give it.
 	Path string
 	// Query holds the query parameters; it may be nil. Do adds accessToken
 	// itself and does not modify the map.
@@ -101,4 +110,40 @@ func retryableMethod(m string) bool {
 		return true
 	}
 	return false
+}
+
+// routePath is the path of route, relative to the base URL, with its
+// parameters ({name}) replaced by params in order, each escaped with
+// url.PathEscape.
+func routePath(route string, params []string) (string, error) {
+	if !strings.HasPrefix(route, "/") {
+		return "", fmt.Errorf("hospo: route %q must start with a slash", route)
+	}
+	if strings.IndexByte(route, '{') < 0 && len(params) == 0 {
+		return route[1:], nil
+	}
+	var b strings.Builder
+	rest, n := route[1:], 0
+	for {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			b.WriteString(rest)
+			break
+		}
+		end := strings.IndexByte(rest[open:], '}')
+		if end < 0 {
+			return "", fmt.Errorf("hospo: route %q has an unclosed {", route)
+		}
+		if n == len(params) {
+			return "", fmt.Errorf("hospo: route %q has more parameters than the %d given", route, len(params))
+		}
+		b.WriteString(rest[:open])
+		b.WriteString(url.PathEscape(params[n]))
+		n++
+		rest = rest[open+end+1:]
+	}
+	if n != len(params) {
+		return "", fmt.Errorf("hospo: route %q has %d parameters, %d given", route, n, len(params))
+	}
+	return b.String(), nil
 }

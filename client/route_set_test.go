@@ -14,6 +14,8 @@ import (
 // its span and metrics are named by the template and never by a path that
 // holds ids (client.Request.Route). A call added without one would still
 // work, and only its telemetry would be wrong: this test is what notices.
+// None sets Path as well: the path is built from Route and Params, so that
+// each call writes its path once.
 func TestEverySDKRequestNamesItsRoute(t *testing.T) {
 	t.Parallel()
 	dirs, err := os.ReadDir("..")
@@ -42,14 +44,20 @@ func TestEverySDKRequestNamesItsRoute(t *testing.T) {
 					return true
 				}
 				checked++
+				fields := map[string]bool{}
 				for _, e := range lit.Elts {
 					if kv, ok := e.(*ast.KeyValueExpr); ok {
-						if id, ok := kv.Key.(*ast.Ident); ok && id.Name == "Route" {
-							return true
+						if id, ok := kv.Key.(*ast.Ident); ok {
+							fields[id.Name] = true
 						}
 					}
 				}
-				t.Errorf("%s: a client.Request without Route", fset.Position(lit.Pos()))
+				if !fields["Route"] {
+					t.Errorf("%s: a client.Request without Route", fset.Position(lit.Pos()))
+				}
+				if fields["Path"] {
+					t.Errorf("%s: a client.Request with Path: give the path parameters as Params", fset.Position(lit.Pos()))
+				}
 				return true
 			})
 		}

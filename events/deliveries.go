@@ -79,7 +79,7 @@ func (s *Service) ListDeliveries(ctx context.Context, webhookID string, q Delive
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/v1/webhooks/{webhookId}/deliveries",
-		Path:   "v1/webhooks/" + url.PathEscape(webhookID) + "/deliveries",
+		Params: []string{webhookID},
 		Query:  v,
 		Auth:   client.AuthAPIKey,
 	}, &out, opts...)
@@ -104,7 +104,7 @@ func (s *Service) Redeliver(ctx context.Context, webhookID, deliveryID string, o
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Route:  "/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver",
-		Path:   "v1/webhooks/" + url.PathEscape(webhookID) + "/deliveries/" + url.PathEscape(deliveryID) + "/redeliver",
+		Params: []string{webhookID, deliveryID},
 		Auth:   client.AuthAPIKey,
 	}, nil, opts...)
 	return err

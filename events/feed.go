@@ -124,7 +124,6 @@ func (s *Service) ListEvents(ctx context.Context, q FeedQuery, opts ...client.Op
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/v1/events",
-		Path:   "v1/events",
 		Query:  v,
 		Auth:   client.AuthAPIKey,
 	}, &out, opts...)

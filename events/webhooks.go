@@ -128,7 +128,6 @@ func (s *Service) CreateWebhook(ctx context.Context, req CreateWebhookRequest, o
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Route:  "/v1/webhooks",
-		Path:   "v1/webhooks",
 		Body:   req,
 		Auth:   client.AuthAPIKey,
 	}, &out, opts...)
@@ -152,7 +151,6 @@ func (s *Service) ListWebhooks(ctx context.Context, opts ...client.Option) ([]We
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/v1/webhooks",
-		Path:   "v1/webhooks",
 		Auth:   client.AuthAPIKey,
 	}, &out, opts...)
 	if err != nil {
@@ -176,7 +174,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, webhookID string, opts ...c
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodDelete,
 		Route:  "/v1/webhooks/{webhookId}",
-		Path:   "v1/webhooks/" + url.PathEscape(webhookID),
+		Params: []string{webhookID},
 		Auth:   client.AuthAPIKey,
 	}, nil, opts...)
 	return err
@@ -194,7 +192,7 @@ func (s *Service) PingWebhook(ctx context.Context, webhookID string, opts ...cli
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Route:  "/v1/webhooks/{webhookId}/ping",
-		Path:   "v1/webhooks/" + url.PathEscape(webhookID) + "/ping",
+		Params: []string{webhookID},
 		Auth:   client.AuthAPIKey,
 	}, nil, opts...)
 	return err

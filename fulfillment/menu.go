@@ -29,7 +29,7 @@ func (s *Service) Menu(ctx context.Context, locationID int64, opts ...client.Opt
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: "GET",
 		Route:  "/v2/location/{id}/menu",
-		Path:   "v2/location/" + strconv.FormatInt(locationID, 10) + "/menu",
+		Params: []string{strconv.FormatInt(locationID, 10)},
 		Auth:   client.AuthNone,
 	}, &out, opts...)
 	if err != nil {

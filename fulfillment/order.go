@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -203,7 +202,6 @@ func (s *Service) CreateOrder(ctx context.Context, req OrderRequest, opts ...cli
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: "POST",
 		Route:  "/ordering/v3/order",
-		Path:   "ordering/v3/order",
 		Body:   req,
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)
@@ -225,7 +223,7 @@ func (s *Service) Order(ctx context.Context, orderID string, opts ...client.Opti
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: "GET",
 		Route:  "/ordering/v3/order/{orderId}",
-		Path:   "ordering/v3/order/" + url.PathEscape(orderID),
+		Params: []string{orderID},
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)
 	if err != nil {

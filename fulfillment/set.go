@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"reflect"
 
 	"github.com/hospo-dev/hospo-go/client"
@@ -32,7 +31,7 @@ func (s *Service) Set(ctx context.Context, orderID string, m Method, opts ...cli
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: "POST",
 		Route:  "/ordering/v3/order/{orderId}/fulfillment-type/{method}",
-		Path:   "ordering/v3/order/" + url.PathEscape(orderID) + "/fulfillment-type/" + string(m.Type()),
+		Params: []string{orderID, string(m.Type())},
 		Body:   m,
 		Auth:   client.AuthAccessToken,
 	}, nil, opts...)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"github.com/hospo-dev/hospo-go/client"
@@ -105,18 +104,17 @@ func (s *Service) PushCheck(ctx context.Context, check *Check, opts ...client.Op
 	if err := check.Validate(); err != nil {
 		return out, err
 	}
-	const path = "v1/pos/push-pull/check"
+	const route = "/v1/pos/push-pull/check"
 	// Encoded here rather than by Do: json.Marshal would re-scan the
 	// whole of Check.MarshalJSON's output, a sizeable share of a push's
 	// client-side CPU.
 	body, err := check.MarshalJSON()
 	if err != nil {
-		return out, fmt.Errorf("hospo: encode POST %s body: %w", path, err)
+		return out, fmt.Errorf("hospo: encode POST %s body: %w", route[1:], err)
 	}
 	_, err = s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
-		Route:  "/v1/pos/push-pull/check",
-		Path:   path,
+		Route:  route,
 		Body:   json.RawMessage(body),
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)
@@ -133,7 +131,7 @@ func (s *Service) Payments(ctx context.Context, locationID int64, opts ...client
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/v1/pos/push-pull/payments/{locationId}",
-		Path:   "v1/pos/push-pull/payments/" + url.PathEscape(strconv.FormatInt(locationID, 10)),
+		Params: []string{strconv.FormatInt(locationID, 10)},
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)
 	if err != nil {
@@ -155,7 +153,6 @@ func (s *Service) AcceptPayment(ctx context.Context, paymentID int64, opts ...cl
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Route:  "/v1/pos/push-pull/accept-payment",
-		Path:   "v1/pos/push-pull/accept-payment",
 		Body:   AcceptRequest{PaymentID: paymentID},
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)
@@ -172,7 +169,7 @@ func (s *Service) Heartbeat(ctx context.Context, locationID int64, opts ...clien
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Route:  "/v1/pos/push-pull/heartbeat/{locationId}",
-		Path:   "v1/pos/push-pull/heartbeat/" + url.PathEscape(strconv.FormatInt(locationID, 10)),
+		Params: []string{strconv.FormatInt(locationID, 10)},
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)
 	return out, err

@@ -20,7 +20,7 @@ func (s *Service) SetCardStatus(ctx context.Context, cardID int64, status wallet
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Route:  "/sandbox/cards/{cardId}/status",
-		Path:   "sandbox/cards/" + strconv.FormatInt(cardID, 10) + "/status",
+		Params: []string{strconv.FormatInt(cardID, 10)},
 		Body: struct {
 			CardStatusID wallet.CardStatus `json:"cardStatusId"`
 		}{status},

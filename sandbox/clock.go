@@ -31,7 +31,6 @@ func (s *Service) Clock(ctx context.Context, opts ...client.Option) (Clock, erro
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/sandbox/clock",
-		Path:   "sandbox/clock",
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
 	if err != nil {
@@ -61,7 +60,6 @@ func (s *Service) AdvanceClock(ctx context.Context, d time.Duration, opts ...cli
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Route:  "/sandbox/clock",
-		Path:   "sandbox/clock",
 		Body: struct {
 			AdvanceSeconds int64 `json:"advanceSeconds"`
 		}{int64(d / time.Second)},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strconv"
 
 	"github.com/hospo-dev/hospo-go/client"
 )
@@ -76,8 +77,8 @@ func (s *Service) SetDemoPOS(ctx context.Context, locationID int64, req DemoPOSR
 	var out DemoPOS
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPut,
-		Path:   locationPath(locationID) + "/demo-pos",
 		Route:  "/sandbox/locations/{locationId}/demo-pos",
+		Params: []string{strconv.FormatInt(locationID, 10)},
 		Body:   req,
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
@@ -95,8 +96,8 @@ func (s *Service) DemoPOS(ctx context.Context, locationID int64, opts ...client.
 	var out DemoPOS
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
-		Path:   locationPath(locationID) + "/demo-pos",
 		Route:  "/sandbox/locations/{locationId}/demo-pos",
+		Params: []string{strconv.FormatInt(locationID, 10)},
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
 	if err != nil {

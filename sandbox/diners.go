@@ -35,8 +35,8 @@ func (s *Service) PayCheck(ctx context.Context, locationID, checkNumber int64, r
 	}
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
-		Path:   locationPath(locationID) + "/checks/" + strconv.FormatInt(checkNumber, 10) + "/payments",
 		Route:  "/sandbox/locations/{locationId}/checks/{checkNumber}/payments",
+		Params: []string{strconv.FormatInt(locationID, 10), strconv.FormatInt(checkNumber, 10)},
 		Body:   req,
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
@@ -85,8 +85,8 @@ func (s *Service) SetDiners(ctx context.Context, locationID int64, req DinersReq
 	var out Diners
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPut,
-		Path:   locationPath(locationID) + "/diners",
 		Route:  "/sandbox/locations/{locationId}/diners",
+		Params: []string{strconv.FormatInt(locationID, 10)},
 		Body:   req,
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
@@ -105,8 +105,8 @@ func (s *Service) Diners(ctx context.Context, locationID int64, opts ...client.O
 	var out Diners
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
-		Path:   locationPath(locationID) + "/diners",
 		Route:  "/sandbox/locations/{locationId}/diners",
+		Params: []string{strconv.FormatInt(locationID, 10)},
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
 	if err != nil {
@@ -122,14 +122,9 @@ func (s *Service) Diners(ctx context.Context, locationID int64, opts ...client.O
 func (s *Service) StopDiners(ctx context.Context, locationID int64, opts ...client.Option) error {
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodDelete,
-		Path:   locationPath(locationID) + "/diners",
 		Route:  "/sandbox/locations/{locationId}/diners",
+		Params: []string{strconv.FormatInt(locationID, 10)},
 		Auth:   client.AuthAdminKey,
 	}, nil, opts...)
 	return err
-}
-
-// locationPath is the path of a location under the admin API.
-func locationPath(locationID int64) string {
-	return "sandbox/locations/" + strconv.FormatInt(locationID, 10)
 }

@@ -67,7 +67,6 @@ func (s *Service) Faults(ctx context.Context, opts ...client.Option) ([]Fault, e
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/sandbox/faults",
-		Path:   "sandbox/faults",
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
 	if err != nil {
@@ -86,7 +85,6 @@ func (s *Service) AddFault(ctx context.Context, req FaultRequest, opts ...client
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Route:  "/sandbox/faults",
-		Path:   "sandbox/faults",
 		Body:   req,
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
@@ -103,7 +101,6 @@ func (s *Service) ClearFaults(ctx context.Context, opts ...client.Option) error 
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodDelete,
 		Route:  "/sandbox/faults",
-		Path:   "sandbox/faults",
 		Auth:   client.AuthAdminKey,
 	}, nil, opts...)
 	return err

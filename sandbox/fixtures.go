@@ -79,7 +79,6 @@ func (s *Service) Fixtures(ctx context.Context, opts ...client.Option) (Fixtures
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/sandbox/fixtures",
-		Path:   "sandbox/fixtures",
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
 	if err != nil {
@@ -100,7 +99,6 @@ func (s *Service) Reset(ctx context.Context, opts ...client.Option) (Fixtures, e
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Route:  "/sandbox/reset",
-		Path:   "sandbox/reset",
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
 	if err != nil {
@@ -118,7 +116,6 @@ func (s *Service) CreateUser(ctx context.Context, opts ...client.Option) (User, 
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Route:  "/sandbox/users",
-		Path:   "sandbox/users",
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
 	if err != nil {
@@ -137,7 +134,6 @@ func (s *Service) CreateLocation(ctx context.Context, req CreateLocationRequest,
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Route:  "/sandbox/locations",
-		Path:   "sandbox/locations",
 		Body:   req,
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
@@ -161,7 +157,6 @@ func (s *Service) CreateAPIKey(ctx context.Context, locationIDs []int64, opts ..
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Route:  "/sandbox/api-keys",
-		Path:   "sandbox/api-keys",
 		Body: struct {
 			LocationIDs []int64 `json:"locationIds"`
 		}{locationIDs},

@@ -104,7 +104,6 @@ func (s *Service) Requests(ctx context.Context, q JournalQuery, opts ...client.O
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/sandbox/requests",
-		Path:   "sandbox/requests",
 		Query:  q.values(),
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)

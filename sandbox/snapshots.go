@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
@@ -55,7 +54,6 @@ func (s *Service) CreateSnapshot(ctx context.Context, name string, opts ...clien
 	var out Snapshot
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
-		Path:   "sandbox/snapshots",
 		Route:  "/sandbox/snapshots",
 		Body:   createSnapshotRequest{Name: name},
 		Auth:   client.AuthAdminKey,
@@ -78,7 +76,6 @@ func (s *Service) Snapshots(ctx context.Context, opts ...client.Option) ([]Snaps
 	var out snapshotList
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
-		Path:   "sandbox/snapshots",
 		Route:  "/sandbox/snapshots",
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
@@ -101,8 +98,8 @@ func (s *Service) RestoreSnapshot(ctx context.Context, snapshotID string, opts .
 	var out Fixtures
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
-		Path:   "sandbox/snapshots/" + url.PathEscape(snapshotID) + "/restore",
 		Route:  "/sandbox/snapshots/{snapshotId}/restore",
+		Params: []string{snapshotID},
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
 	if err != nil {
@@ -118,8 +115,8 @@ func (s *Service) RestoreSnapshot(ctx context.Context, snapshotID string, opts .
 func (s *Service) DeleteSnapshot(ctx context.Context, snapshotID string, opts ...client.Option) error {
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodDelete,
-		Path:   "sandbox/snapshots/" + url.PathEscape(snapshotID),
 		Route:  "/sandbox/snapshots/{snapshotId}",
+		Params: []string{snapshotID},
 		Auth:   client.AuthAdminKey,
 	}, nil, opts...)
 	return err

@@ -33,7 +33,6 @@ func (s *Service) CACertificate(ctx context.Context, opts ...client.Option) ([]b
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/sandbox/ca.pem",
-		Path:   "sandbox/ca.pem",
 		Auth:   client.AuthNone,
 	}, buf, opts...)
 	if err != nil {

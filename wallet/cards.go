@@ -145,7 +145,6 @@ func (s *Service) InsertCard(ctx context.Context, req InsertCardRequest, opts ..
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Route:  "/v3/user/me/wallet/card/insert",
-		Path:   "v3/user/me/wallet/card/insert",
 		Body:   req,
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)
@@ -163,7 +162,6 @@ func (s *Service) GetWallet(ctx context.Context, opts ...client.Option) (User, e
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/v1/user/me",
-		Path:   "v1/user/me",
 		Query:  map[string][]string{"scope": {"wallet"}},
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)

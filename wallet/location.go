@@ -3,7 +3,6 @@ package wallet
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"github.com/hospo-dev/hospo-go/client"
@@ -81,7 +80,7 @@ func (s *Service) GetLocation(ctx context.Context, locationID int64, opts ...cli
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/v1/location/{locationId}",
-		Path:   "v1/location/" + url.PathEscape(strconv.FormatInt(locationID, 10)),
+		Params: []string{strconv.FormatInt(locationID, 10)},
 		Auth:   client.AuthNone,
 	}, &out, opts...)
 	if err != nil {

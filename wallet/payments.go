@@ -3,7 +3,6 @@ package wallet
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"github.com/hospo-dev/hospo-go/client"
@@ -101,7 +100,6 @@ func (s *Service) CreatePayment(ctx context.Context, req CreatePaymentRequest, o
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Route:  "/payments/v1/payment",
-		Path:   "payments/v1/payment",
 		Body:   req,
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)
@@ -119,7 +117,7 @@ func (s *Service) GetPayment(ctx context.Context, paymentID int64, opts ...clien
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/payments/v1/payment/{paymentId}",
-		Path:   "payments/v1/payment/" + url.PathEscape(strconv.FormatInt(paymentID, 10)),
+		Params: []string{strconv.FormatInt(paymentID, 10)},
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)
 	if err != nil {

@@ -26,7 +26,6 @@ func (s *Service) ProviderBPublicKey(ctx context.Context, opts ...client.Option)
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/sandbox/providerB/public-key",
-		Path:   "sandbox/providerB/public-key",
 		Auth:   client.AuthNone,
 	}, &out, opts...)
 	if err != nil {

@@ -87,7 +87,6 @@ func (s *Service) ProviderDKeys(ctx context.Context, opts ...client.Option) (Pro
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/v2/payment/providerD/keys",
-		Path:   "v2/payment/providerD/keys",
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)
 	if err != nil {
