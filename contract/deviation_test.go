@@ -61,6 +61,7 @@ func TestFailsWithInjectedFaults(t *testing.T) {
 type deviation struct {
 	method, path string // the request it applies to: method and path prefix
 	status       int    // a new status, when not 0
+	header       func(h http.Header)
 	edit         func(body map[string]any)
 }
 
@@ -79,6 +80,9 @@ func deviatingProxy(t *testing.T, env *refservertest.Env, d deviation) string {
 		}
 		if d.status != 0 {
 			resp.StatusCode = d.status
+		}
+		if d.header != nil {
+			d.header(resp.Header)
 		}
 		if d.edit == nil {
 			return nil
@@ -128,6 +132,12 @@ func TestFailsAgainstDeviatingServer(t *testing.T) {
 		{"error code of no route", deviation{method: "GET", path: "/v9/", edit: func(b map[string]any) {
 			b["code"] = 404002
 		}}, "wire/no-such-route", "code: got 404002, want 404001"},
+		{"Allow header without GET", deviation{method: "DELETE", path: "/v1/user/me", header: func(h http.Header) {
+			h.Set("Allow", "POST")
+		}}, "wire/method-not-allowed", `header Allow: got "POST", want GET listed and DELETE not`},
+		{"no X-Request-Id", deviation{method: "GET", path: "/v2/payment/providerD/keys", header: func(h http.Header) {
+			h.Del(client.HeaderRequestID)
+		}}, "wallet/provider-d-key", "header X-Request-Id: missing"},
 		{"payment answered 200", deviation{method: "POST", path: "/payments/v1/payment", status: http.StatusOK},
 			"payments/create", "HTTP status: got 200, want 201"},
 		{"gateway of a 404006", deviation{method: "POST", path: "/payments/v1/payment", edit: func(b map[string]any) {
