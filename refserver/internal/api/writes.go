@@ -1,10 +1,6 @@
 package api
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -18,6 +14,7 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/internal/keylock"
+	"github.com/hospo-dev/hospo-go/refserver/internal/seal"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
@@ -44,21 +41,24 @@ type WriteHandler func(w http.ResponseWriter, r *http.Request) (Write, error)
 // Writes runs WriteHandlers: the one way a request changes state, so that
 // none can forget idempotent replay.
 type Writes struct {
-	rd      *Responder
-	db      *store.DB
-	log     *slog.Logger
-	sealKey []byte
-	locks   keylock.Set
+	rd    *Responder
+	db    *store.DB
+	log   *slog.Logger
+	box   *seal.Box // seals the stored responses
+	locks keylock.Set
 }
 
 // NewWrites returns the Writes of a server: records are kept in db and
 // sealed with a key derived from adminKey. Expired records go with the
 // retention sweep (store.Retentions).
 func NewWrites(rd *Responder, db *store.DB, log *slog.Logger, adminKey string) *Writes {
-	m := hmac.New(sha256.New, []byte(adminKey))
-	m.Write([]byte("hospo-refserver/idempotency-seal/v1"))
-	return &Writes{rd: rd, db: db, log: log, sealKey: m.Sum(nil)}
+	return &Writes{rd: rd, db: db, log: log, box: seal.NewLabelled(adminKey, idempotencySealLabel)}
 }
+
+// idempotencySealLabel derives the key that seals stored responses. It
+// predates package seal's naming and stays as it is, so that the records
+// already stored keep opening (testdata/idempotency holds one).
+const idempotencySealLabel = "hospo-refserver/idempotency-seal/v1"
 
 // writeEndpoint is the handler Writes.Handler returns.
 type writeEndpoint struct {
@@ -166,7 +166,7 @@ func (e *writeEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			ws.rd.Error(w, r, Err(client.CodeIdempotencyKeyReused))
 			return
 		}
-		plain, err := ws.open(req, rec.Body)
+		plain, err := ws.box.Open(rec.Body, req.binding())
 		if err != nil {
 			// The request was carried out, but its response is sealed
 			// under keys this server no longer has (another admin key).
@@ -222,16 +222,12 @@ func (ws *Writes) serve(w http.ResponseWriter, r *http.Request, e *writeEndpoint
 
 // remember stores the response for idem in tx.
 func (ws *Writes) remember(tx *store.Tx, idem *idemRequest, status int, body []byte) error {
-	sealed, err := ws.seal(idem, body)
-	if err != nil {
-		return err
-	}
 	return tx.PutIdempotency(store.IdempotencyRecord{
 		Credential:  idem.credential,
 		Key:         idem.key,
 		RequestHash: idem.requestHash,
 		Status:      status,
-		Body:        sealed,
+		Body:        ws.box.Seal(body, idem.binding()),
 	})
 }
 
@@ -244,40 +240,14 @@ func requestHash(r *http.Request, query url.Values, body []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Stored responses are sealed (AES-256-GCM) with a key derived from the
-// admin key, bound to the credential and Idempotency-Key: a response can
-// carry a secret (a freshly created access token or API key is shown once,
-// in the creating response), and secrets never lie in the database in the
-// clear.
+// Stored responses are sealed (seal.Box: AES-256-GCM under a key derived
+// from the admin key) and bound to the credential and Idempotency-Key: a
+// response can carry a secret (a freshly created access token or API key
+// is shown once, in the creating response), and secrets never lie in the
+// database in the clear.
 
-func (ws *Writes) seal(req *idemRequest, plain []byte) ([]byte, error) {
-	aead, err := ws.newAEAD()
-	if err != nil {
-		return nil, err
-	}
-	nonce := make([]byte, aead.NonceSize())
-	if _, err := rand.Read(nonce); err != nil {
-		return nil, err
-	}
-	return aead.Seal(nonce, nonce, plain, []byte(req.credential+"\x00"+req.key)), nil
-}
-
-func (ws *Writes) open(req *idemRequest, sealed []byte) ([]byte, error) {
-	aead, err := ws.newAEAD()
-	if err != nil {
-		return nil, err
-	}
-	if len(sealed) < aead.NonceSize() {
-		return nil, errors.New("idempotency record too short")
-	}
-	nonce, ct := sealed[:aead.NonceSize()], sealed[aead.NonceSize():]
-	return aead.Open(nil, nonce, ct, []byte(req.credential+"\x00"+req.key))
-}
-
-func (ws *Writes) newAEAD() (cipher.AEAD, error) {
-	block, err := aes.NewCipher(ws.sealKey)
-	if err != nil {
-		return nil, err
-	}
-	return cipher.NewGCM(block)
+// binding is what a stored response is bound to: a record copied to
+// another caller's or key's row does not open.
+func (req *idemRequest) binding() string {
+	return req.credential + "\x00" + req.key
 }

@@ -1,5 +1,6 @@
 // Package seal keeps a secret that the server must use again later (a
-// webhook's signing secret) in the database in a form that is useless
+// webhook's signing secret, a stored response that may show a credential)
+// in the database in a form that is useless
 // without the server's admin key: AES-256-GCM under a key derived from the
 // admin key, bound to the row it belongs to.
 package seal
@@ -27,8 +28,16 @@ type Box struct {
 // New returns the Box of purpose (a fixed string naming what is sealed,
 // so that two purposes never share a key) under adminKey.
 func New(adminKey, purpose string) *Box {
+	return NewLabelled(adminKey, "hospo-refserver/seal/"+purpose)
+}
+
+// NewLabelled returns the Box whose key is derived from adminKey with
+// label as it is (HMAC-SHA256). It is for what was sealed before this
+// package named its keys: the idempotency records keep their label, so
+// that the records stored under it still open. New code uses New.
+func NewLabelled(adminKey, label string) *Box {
 	m := hmac.New(sha256.New, []byte(adminKey))
-	m.Write([]byte("hospo-refserver/seal/" + purpose))
+	m.Write([]byte(label))
 	block, err := aes.NewCipher(m.Sum(nil))
 	if err != nil {
 		panic(err) // a 32-byte key is always valid
