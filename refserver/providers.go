@@ -98,7 +98,7 @@ func (s *Server) handleProviderDKeys(w http.ResponseWriter, r *http.Request) {
 	s.api.JSON(w, r, http.StatusOK, providerDKeyResponse{
 		ProviderDKey: wallet.ProviderDKey{
 			Key:             wallet.ProviderDKeyInfo{KeyID: kid, JWK: jwk},
-			TokenisationURI: s.cfg.TLSURL + providerDTokenisePath,
+			TokenisationURI: s.PublicURLs().TLSURL + providerDTokenisePath,
 		},
 		RequestInfo: s.api.Info(r),
 	})

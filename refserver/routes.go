@@ -1,6 +1,7 @@
 package refserver
 
 import (
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -127,6 +128,7 @@ func (s *Server) routes() http.Handler {
 	r.Group(func(r chi.Router) {
 		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, guards.With(inFlight).Public)
 		r.Get("/", handleHome)
+		s.reads.Get(r, "/sandbox/health", sb.handleHealth)
 		r.Get("/sandbox/ca.pem", serveStatic("application/x-pem-file", s.cert.CertPEM))
 		r.Get("/sandbox/providerB/public-key", sb.handleProviderBPublicKey)
 		r.Post(providerDTokenisePath, sb.handleProviderDTokenise)
@@ -159,6 +161,8 @@ func (s *Server) routes() http.Handler {
 		r.Method(http.MethodPut, "/sandbox/locations/{locationId}/demo-pos", s.writes.Handler(http.StatusOK, sb.handleSetDemoPOS))
 		s.reads.Get(r, "/sandbox/locations/{locationId}/demo-pos", sb.handleGetDemoPOS)
 		s.writes.Post(r, "/sandbox/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", http.StatusAccepted, sb.handleRedeliver)
+		s.reads.Get(r, "/sandbox/public-urls", sb.handleGetPublicURLs)
+		r.Method(http.MethodPut, "/sandbox/public-urls", s.writes.Handler(http.StatusOK, sb.handleSetPublicURLs))
 		r.Get(journal.Path, journal.Handler(s.api, j))
 	}
 	r.Group(func(r chi.Router) {
@@ -182,16 +186,35 @@ const (
 
 // adminHosts are the host names the admin API and the console answer
 // under besides the loopback ones: Config.AdminHosts and the hosts of the
-// server's own base URLs.
+// server's own base URLs, as configured.
 func (s *Server) adminHosts() []string {
 	hosts := slices.Clone(s.cfg.AdminHosts)
-	for _, base := range []string{s.cfg.BaseURL, s.cfg.TLSURL} {
+	for _, base := range []string{s.cfg.BaseURL, s.cfg.TLSURL, s.cfg.PublicURL, s.cfg.PublicTLSURL} {
 		if u, err := url.Parse(base); err == nil && u.Host != "" {
 			hosts = append(hosts, u.Host)
 		}
 	}
 	return hosts
 }
+
+// certHosts are the names the TLS certificate is for besides the loopback
+// ones: every admin host, since any of them may be made a public URL's.
+func (s *Server) certHosts() []string {
+	var hosts []string
+	for _, h := range s.adminHosts() {
+		name := hostname(h)
+		if ip := net.ParseIP(name); name == "" || name == "localhost" || ip != nil && ip.IsLoopback() {
+			continue // in every certificate already
+		}
+		if !slices.Contains(hosts, name) {
+			hosts = append(hosts, name)
+		}
+	}
+	return hosts
+}
+
+// hostname is h (a host name or a URL's host) without port or brackets.
+func hostname(h string) string { return (&url.URL{Host: h}).Hostname() }
 
 // isAdminRoute reports whether path is the path of one of the admin
 // routes, for any method.

@@ -25,6 +25,7 @@ var publicRoutes = map[string]string{
 	"GET /v1/location/{locationId}":     "a location's public details",
 	"GET /v2/location/{id}/menu":        "a menu, for kiosks",
 	"GET /sandbox/ca.pem":               "a certificate, no secret",
+	"GET /sandbox/health":               "for a container's health check: says only that the database answers",
 	"GET /sandbox/providerB/public-key": "a payment provider's public key",
 	"POST /sandbox/providerD/tokenise":  "a payment provider's tokenisation, called by apps",
 }

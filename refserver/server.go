@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -36,12 +37,21 @@ type Config struct {
 	// X-Sandbox-Admin-Key); the demo fixture's credentials are derived
 	// from it. Required.
 	AdminKey string
-	// BaseURL is the public http base URL (default http://127.0.0.1:8080).
-	// The demo locations' universal POS lives under it.
+	// BaseURL is the http base URL (default http://127.0.0.1:8080). The
+	// demo locations' universal POS lives under it, and the server calls
+	// it there, so it must reach the server from the server's own machine.
 	BaseURL string
-	// TLSURL is the public https base URL (default https://127.0.0.1:8443);
-	// providerD's tokenisationUri points there.
+	// TLSURL is the https base URL (default https://127.0.0.1:8443).
 	TLSURL string
+	// PublicURL and PublicTLSURL are the base URLs clients reach the
+	// server by, when they are not BaseURL and TLSURL: behind a
+	// container's mapped ports or a proxy (default: BaseURL and TLSURL).
+	// providerD's tokenisationUri points under PublicTLSURL. Their hosts
+	// may reach the admin API, and the TLS certificate names them.
+	// Server.SetPublicURLs (PUT /sandbox/public-urls) changes them while
+	// the server runs.
+	PublicURL    string
+	PublicTLSURL string
 	// Logger receives one line per request and worker diagnostics. nil
 	// discards.
 	Logger *slog.Logger
@@ -168,6 +178,8 @@ type Server struct {
 	faults  *sim.Faults
 	cert    sim.Certificate
 	handler http.Handler
+	// public are the base URLs the server hands out (SetPublicURLs).
+	public atomic.Pointer[PublicURLs]
 
 	// orders sends orders to the universal POSes; monitor checks their
 	// health and syncs their menus.
@@ -252,6 +264,21 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	cfg.TLSURL = strings.TrimRight(cfg.TLSURL, "/")
+	// Public URLs given are checked; the defaults are the URLs as given.
+	var errURL, errTLSURL error
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = cfg.BaseURL
+	} else if cfg.PublicURL, errURL = baseURL("http", cfg.PublicURL); errURL != nil {
+		errURL = fmt.Errorf("refserver: Config.PublicURL %w", errURL)
+	}
+	if cfg.PublicTLSURL == "" {
+		cfg.PublicTLSURL = cfg.TLSURL
+	} else if cfg.PublicTLSURL, errTLSURL = baseURL("https", cfg.PublicTLSURL); errTLSURL != nil {
+		errTLSURL = fmt.Errorf("refserver: Config.PublicTLSURL %w", errTLSURL)
+	}
+	if err := errors.Join(errURL, errTLSURL); err != nil {
+		return nil, err
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -291,7 +318,8 @@ func New(cfg Config) (*Server, error) {
 		feedWaits:     newFeedWaits(cfg.MaxFeedWaits, cfg.MaxFeedWaitsPerKey),
 		providerDKeys: sim.NewKeyPool(providerDKeyPool, cfg.providerDKeyGen),
 	}
-	cert, err := sim.LoadOrCreateCertificate(cfg.DBPath, cfg.Now())
+	s.public.Store(&PublicURLs{URL: cfg.PublicURL, TLSURL: cfg.PublicTLSURL})
+	cert, err := sim.LoadOrCreateCertificate(cfg.DBPath, cfg.Now(), s.certHosts()...)
 	if err != nil {
 		return nil, fmt.Errorf("refserver: %w", err)
 	}

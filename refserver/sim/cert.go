@@ -32,12 +32,15 @@ func CertPaths(dbPath string) (certFile, keyFile string) {
 }
 
 // LoadOrCreateCertificate loads the certificate kept beside dbPath, making
-// and saving a new one on first use. With dbPath ":memory:" the certificate
-// lives in memory only. now is the real time (certificates are checked
-// against real clocks, never the virtual one).
-func LoadOrCreateCertificate(dbPath string, now time.Time) (Certificate, error) {
+// and saving a new one on first use, and again when the one kept does not
+// name every one of hosts (host names or IP addresses besides the loopback
+// ones, by which clients reach the HTTPS listener: a container's host
+// name, say). With dbPath ":memory:" the certificate lives in memory only.
+// now is the real time (certificates are checked against real clocks,
+// never the virtual one).
+func LoadOrCreateCertificate(dbPath string, now time.Time, hosts ...string) (Certificate, error) {
 	if dbPath == ":memory:" {
-		certPEM, keyPEM, err := NewCertificatePEM(now)
+		certPEM, keyPEM, err := NewCertificatePEM(now, hosts...)
 		if err != nil {
 			return Certificate{}, err
 		}
@@ -48,14 +51,14 @@ func LoadOrCreateCertificate(dbPath string, now time.Time) (Certificate, error) 
 	keyPEM, errK := os.ReadFile(keyFile)
 	if errC == nil && errK == nil {
 		c, err := parseCert(certPEM, keyPEM)
-		if err == nil && now.Before(c.TLS.Leaf.NotAfter) {
+		if err == nil && now.Before(c.TLS.Leaf.NotAfter) && names(c, hosts) {
 			return c, nil
 		}
-		// Unreadable or expired: make a new one below.
+		// Unreadable, expired or short of a name: make a new one below.
 	} else if (errC != nil && !errors.Is(errC, fs.ErrNotExist)) || (errK != nil && !errors.Is(errK, fs.ErrNotExist)) {
 		return Certificate{}, fmt.Errorf("sandbox: read certificate: %w", errors.Join(errC, errK))
 	}
-	certPEM, keyPEM, err := NewCertificatePEM(now)
+	certPEM, keyPEM, err := NewCertificatePEM(now, hosts...)
 	if err != nil {
 		return Certificate{}, err
 	}
@@ -68,9 +71,20 @@ func LoadOrCreateCertificate(dbPath string, now time.Time) (Certificate, error) 
 	return parseCert(certPEM, keyPEM)
 }
 
+// names reports whether c is valid for every one of hosts.
+func names(c Certificate, hosts []string) bool {
+	for _, h := range hosts {
+		if c.TLS.Leaf.VerifyHostname(h) != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // NewCertificatePEM makes a self-signed ECDSA P-256 certificate for
-// 127.0.0.1, ::1 and localhost, valid for ten years from an hour ago.
-func NewCertificatePEM(now time.Time) (certPEM, keyPEM []byte, err error) {
+// 127.0.0.1, ::1, localhost and hosts (names or IP addresses), valid for
+// ten years from an hour ago.
+func NewCertificatePEM(now time.Time, hosts ...string) (certPEM, keyPEM []byte, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: certificate key: %w", err)
@@ -90,6 +104,13 @@ func NewCertificatePEM(now time.Time) (certPEM, keyPEM []byte, err error) {
 		IsCA:                  true,
 		DNSNames:              []string{"localhost"},
 		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+	}
+	for _, h := range hosts {
+		if ip := net.ParseIP(h); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, h)
+		}
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {

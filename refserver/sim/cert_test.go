@@ -75,3 +75,29 @@ func TestDemoCredentialsDeriveFromAdminKey(t *testing.T) {
 		t.Error("derivation is not deterministic")
 	}
 }
+
+// Hosts besides the loopback ones (a container's host name, its gateway's
+// address) are named in the certificate; a kept certificate that lacks one
+// is replaced, one that has them all is kept.
+func TestCertificateNamesExtraHosts(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "x.db")
+	now := time.Now()
+	plain, err := sim.LoadOrCreateCertificate(db, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sim.LoadOrCreateCertificate(db, now, "docker", "10.88.0.1")
+	if err != nil || bytes.Equal(c.CertPEM, plain.CertPEM) {
+		t.Fatalf("a certificate without the new hosts was kept (%v)", err)
+	}
+	for _, host := range []string{"docker", "10.88.0.1", "localhost"} {
+		if err := c.TLS.Leaf.VerifyHostname(host); err != nil {
+			t.Errorf("%s: %v", host, err)
+		}
+	}
+	again, err := sim.LoadOrCreateCertificate(db, now, "10.88.0.1")
+	if err != nil || !bytes.Equal(again.CertPEM, c.CertPEM) {
+		t.Errorf("a certificate naming every host was replaced (%v)", err)
+	}
+}

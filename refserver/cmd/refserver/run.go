@@ -50,6 +50,8 @@ type options struct {
 	metricsAddr       string
 	metricsPublic     bool
 	adminHosts        []string
+	publicURL         string
+	publicTLSURL      string
 	timeouts          timeouts
 	version           bool
 }
@@ -110,6 +112,8 @@ func parseFlags(args []string, stderr io.Writer, lookup func(string) (string, bo
 		}
 		return nil
 	})
+	fs.StringVar(&o.publicURL, "public-url", "", "the http base URL clients reach the server by, when not the -addr one (a container's mapped port: http://localhost:18080); its host may reach the admin API")
+	fs.StringVar(&o.publicTLSURL, "public-tls-url", "", "the https base URL clients reach the server by, when not the -tls-addr one; providerD's tokenisationUri is under it")
 	fs.DurationVar(&o.timeouts.readHeader, "read-header-timeout", 10*time.Second, "longest time a client may take to send a request's headers")
 	fs.DurationVar(&o.timeouts.read, "read-timeout", 30*time.Second, "longest time a client may take to send a whole request, body included")
 	// Past the longest injected fault latency (one minute) and a call to a
@@ -192,7 +196,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 			ln         net.Listener
 		}{{"-addr", o.addr, ln}, {"-tls-addr", o.tlsAddr, tln}} {
 			if isExposed(l.ln.Addr()) {
-				return fmt.Errorf("refusing the well-known default admin key on %s %s, which other machines can reach: set -admin-key to a secret of your own, or listen on a loopback address such as 127.0.0.1", l.flag, l.addr)
+				return fmt.Errorf("refusing the well-known default admin key on %s %s, which other machines can reach: set -admin-key (or REFSERVER_ADMIN_KEY) to a secret of your own, or listen on a loopback address such as 127.0.0.1", l.flag, l.addr)
 			}
 		}
 	}
@@ -208,6 +212,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		AdminKey:               o.adminKey,
 		BaseURL:                "http://" + publicAddr(ln.Addr()),
 		TLSURL:                 "https://" + publicAddr(tln.Addr()),
+		PublicURL:              o.publicURL,
+		PublicTLSURL:           o.publicTLSURL,
 		Logger:                 logger,
 		RateLimit:              o.rateLimit,
 		RateBurst:              o.rateBurst,
@@ -231,8 +237,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if err != nil {
 		return err
 	}
+	public := srv.PublicURLs()
 	banner{
-		baseURL: "http://" + publicAddr(ln.Addr()), tlsURL: "https://" + publicAddr(tln.Addr()),
+		baseURL: public.URL, tlsURL: public.TLSURL,
 		caPath: srv.CACertPath(), db: o.db, adminKey: o.adminKey,
 		fixtures: fixtures, clockOffset: srv.ClockOffset(),
 	}.write(stdout)

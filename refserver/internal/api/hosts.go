@@ -18,20 +18,30 @@ import (
 // browser's same-origin rules would otherwise let the page read the
 // answers.
 func (rd *Responder) OnlyHosts(names []string) func(http.Handler) http.Handler {
-	allowed := make(map[string]bool, len(names))
-	for _, n := range names {
-		allowed[normalHost(n)] = true
-	}
+	allowed := HostsAllowed(names)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			h := normalHost(r.Host)
-			if !isLoopbackHost(h) && !allowed[h] {
+			if !allowed(r.Host) {
 				rd.Error(w, r, ErrMsg(client.CodeForbidden,
 					"This host name may not reach the sandbox admin API or console; use a loopback name (127.0.0.1, localhost) or one the server allows."))
 				return
 			}
 			next.ServeHTTP(w, r)
 		})
+	}
+}
+
+// HostsAllowed returns the test of OnlyHosts: whether a Host header or a
+// URL's host (port aside, case and a trailing dot ignored) is a loopback
+// name or one of names.
+func HostsAllowed(names []string) func(host string) bool {
+	allowed := make(map[string]bool, len(names))
+	for _, n := range names {
+		allowed[normalHost(n)] = true
+	}
+	return func(host string) bool {
+		h := normalHost(host)
+		return isLoopbackHost(h) || allowed[h]
 	}
 }
 
