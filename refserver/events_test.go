@@ -661,3 +661,20 @@ func ptrString(s *string) string {
 	}
 	return *s
 }
+
+// An API key has at most rules.MaxWebhooksPerKey webhooks; one more is a
+// 400002 naming url, and another key is not affected.
+func TestWebhooksPerKeyAreLimited(t *testing.T) {
+	t.Parallel()
+	env := refservertest.Start(t)
+	venue := env.NewVenue(t, refservertest.VenueConfig{})
+	key, other := venue.NewAPIKey(t), venue.NewAPIKey(t)
+	for range 16 {
+		createWebhook(t, env, key, "http://127.0.0.1:9/h", "*")
+	}
+	status, body := keyDo(t, env, key, http.MethodPost, "/v1/webhooks", map[string]any{"url": "http://127.0.0.1:9/h", "events": []string{"*"}}, nil)
+	if code, fields := errorCode(t, body); status != http.StatusBadRequest || code != 400002 || fields["url"] == nil {
+		t.Fatalf("17th webhook: %d %s", status, body)
+	}
+	createWebhook(t, env, other, "http://127.0.0.1:9/h", "*")
+}

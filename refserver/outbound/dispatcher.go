@@ -17,14 +17,23 @@ import (
 // the queue, so deliveries in flight survive a restart: each waits with
 // the time its next try is due on the virtual clock.
 type Queue interface {
-	// Due lists up to limit deliveries whose next try is due, the
-	// longest-waiting first, and the time the earliest waiting delivery is
-	// due (the zero time when none waits).
-	Due(ctx context.Context, limit int) (ids []string, next time.Time, err error)
+	// Due lists up to limit deliveries whose next try is due, in the order
+	// to try them (the longest-waiting first, shared out between groups
+	// when the queue has them), and the time the earliest waiting delivery
+	// is due (the zero time when none waits).
+	Due(ctx context.Context, limit int) (due []Due, next time.Time, err error)
 	// Claim starts a try at delivery id and returns it, or nil when there
 	// is nothing to try any more (the delivery was settled, rescheduled or
 	// removed since Due listed it).
 	Claim(ctx context.Context, id string) (Attempt, error)
+}
+
+// Due is a delivery whose next try is due.
+type Due struct {
+	ID string
+	// Group is whose delivery it is (a webhook's API key), for
+	// DispatcherConfig.PerGroup; "" for a queue without groups.
+	Group string
 }
 
 // Attempt is one claimed try at a delivery.
@@ -56,6 +65,10 @@ type DispatcherConfig struct {
 	// Concurrency bounds the tries in flight, so one slow receiver cannot
 	// hold up every other for long.
 	Concurrency int
+	// PerGroup, when above zero, bounds the tries in flight of one group
+	// (Due.Group), so that one group's slow receivers hold at most that
+	// many of the Concurrency places and the others always have some.
+	PerGroup int
 	// Batch is how many due deliveries one look at the queue lists.
 	Batch int
 	// Meter, when set, counts the tries by outcome (MetricDeliveries).
@@ -92,7 +105,8 @@ type Dispatcher struct {
 	wg    sync.WaitGroup
 
 	mu       sync.Mutex
-	inFlight map[string]bool
+	inFlight map[string]string // delivery id -> its group
+	groups   map[string]int    // tries in flight per group
 	// notBefore holds the exact times of the next tries after temporary
 	// failures: the queue may keep whole seconds only.
 	notBefore map[string]time.Time
@@ -102,7 +116,7 @@ type Dispatcher struct {
 
 // NewDispatcher returns a Dispatcher; Schedule starts it.
 func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
-	d := &Dispatcher{cfg: cfg, inFlight: map[string]bool{}, notBefore: map[string]time.Time{}}
+	d := &Dispatcher{cfg: cfg, inFlight: map[string]string{}, groups: map[string]int{}, notBefore: map[string]time.Time{}}
 	if cfg.Meter != nil {
 		// An instrument the SDK refuses comes back usable as a no-op, with
 		// the error reported to OpenTelemetry's handler.
@@ -151,8 +165,9 @@ func (d *Dispatcher) run(ctx context.Context) schedule.Result {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for _, id := range due {
-		if d.inFlight[id] {
+	for _, dd := range due {
+		id := dd.ID
+		if _, ok := d.inFlight[id]; ok {
 			continue
 		}
 		// The queue keeps whole seconds: a delivery it lists as due may
@@ -169,7 +184,12 @@ func (d *Dispatcher) run(ctx context.Context) schedule.Result {
 			res.Busy = true // due, and no room yet: a try's end wakes the job
 			break
 		}
-		d.inFlight[id] = true
+		if d.cfg.PerGroup > 0 && d.groups[dd.Group] >= d.cfg.PerGroup {
+			res.Busy = true // the group's room is full: one of its tries' end wakes the job
+			continue
+		}
+		d.inFlight[id] = dd.Group
+		d.groups[dd.Group]++
 		delete(d.notBefore, id)
 		res.Worked = true
 		d.wg.Go(func() { d.tryEnded(id, d.try(d.tries, id)) })
@@ -182,6 +202,11 @@ func (d *Dispatcher) run(ctx context.Context) schedule.Result {
 // at notBefore (the zero time when none is), and wakes the job.
 func (d *Dispatcher) tryEnded(id string, notBefore time.Time) {
 	d.mu.Lock()
+	if g := d.inFlight[id]; d.groups[g] <= 1 {
+		delete(d.groups, g)
+	} else {
+		d.groups[g]--
+	}
 	delete(d.inFlight, id)
 	if notBefore.IsZero() {
 		delete(d.notBefore, id)

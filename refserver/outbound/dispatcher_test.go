@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,10 +22,14 @@ type memQueue struct {
 	items   map[string]*memItem
 	calls   int // tries running at once, now
 	maxRuns int // the most tries ever running at once
-	block   chan struct{}
+	// groupCalls and groupMax are calls and maxRuns per group.
+	groupCalls, groupMax map[string]int
+	block                chan struct{}
 }
 
 type memItem struct {
+	group   string
+	block   chan struct{} // when set, its tries wait for it (not memQueue.block)
 	script  []error
 	due     time.Time
 	tries   int
@@ -32,7 +37,16 @@ type memItem struct {
 	log     []string
 }
 
-func newMemQueue() *memQueue { return &memQueue{items: map[string]*memItem{}} }
+func newMemQueue() *memQueue {
+	return &memQueue{items: map[string]*memItem{}, groupCalls: map[string]int{}, groupMax: map[string]int{}}
+}
+
+// addIn adds a delivery of group whose tries wait for block (nil: none).
+func (q *memQueue) addIn(group string, block chan struct{}, id string, script ...error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.items[id] = &memItem{group: group, block: block, script: script, due: time.Now()}
+}
 
 func (q *memQueue) add(id string, script ...error) {
 	q.mu.Lock()
@@ -40,23 +54,23 @@ func (q *memQueue) add(id string, script ...error) {
 	q.items[id] = &memItem{script: script, due: time.Now()}
 }
 
-func (q *memQueue) Due(_ context.Context, limit int) ([]string, time.Time, error) {
+func (q *memQueue) Due(_ context.Context, limit int) ([]Due, time.Time, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	var ids []string
+	var ids []Due
 	var next time.Time
 	for id, it := range q.items {
 		if it.settled {
 			continue
 		}
 		if !it.due.After(time.Now()) && len(ids) < limit {
-			ids = append(ids, id)
+			ids = append(ids, Due{ID: id, Group: it.group})
 		}
 		if next.IsZero() || it.due.Before(next) {
 			next = it.due
 		}
 	}
-	slices.Sort(ids)
+	slices.SortFunc(ids, func(a, b Due) int { return strings.Compare(a.ID, b.ID) })
 	return ids, next, nil
 }
 
@@ -81,7 +95,13 @@ func (a *memAttempt) Call(ctx context.Context) error {
 	a.q.mu.Lock()
 	a.q.calls++
 	a.q.maxRuns = max(a.q.maxRuns, a.q.calls)
+	g := a.it.group
+	a.q.groupCalls[g]++
+	a.q.groupMax[g] = max(a.q.groupMax[g], a.q.groupCalls[g])
 	block := a.q.block
+	if a.it.block != nil {
+		block = a.it.block
+	}
 	err := a.it.script[min(a.it.tries, len(a.it.script)-1)]
 	a.q.mu.Unlock()
 	if block != nil {
@@ -92,6 +112,7 @@ func (a *memAttempt) Call(ctx context.Context) error {
 	}
 	a.q.mu.Lock()
 	a.q.calls--
+	a.q.groupCalls[g]--
 	a.q.mu.Unlock()
 	return err
 }
@@ -246,5 +267,33 @@ func TestDispatcherDoesNotCountATryCutShort(t *testing.T) {
 	stop()
 	if log := q.logOf("cut"); len(log) != 0 || q.settled() {
 		t.Errorf("a try cut short by shutdown was recorded: %v", log)
+	}
+}
+
+// A group whose receivers hang holds at most PerGroup of the places:
+// another group's delivery goes out meanwhile.
+func TestDispatcherSharesPlacesBetweenGroups(t *testing.T) {
+	t.Parallel()
+	q := newMemQueue()
+	hang := make(chan struct{})
+	for _, id := range []string{"a1", "a2", "a3", "a4"} {
+		q.addIn("a", hang, id, nil)
+	}
+	q.addIn("b", nil, "b1", nil)
+	d := NewDispatcher(DispatcherConfig{
+		Name: "test dispatcher", Queue: q, Now: time.Now, Logger: slog.New(slog.DiscardHandler),
+		Policy:      Policy{MaxTries: 1, Base: time.Millisecond, Max: time.Millisecond, Temporary: func(error) bool { return false }},
+		Concurrency: 4, PerGroup: 2, Batch: 10,
+	})
+	runScheduled(t, d.Schedule, d.Wait)
+	waitUntil(t, "b1 delivered while a's receivers hang", func() bool {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.items["b1"].settled
+	})
+	close(hang)
+	waitUntil(t, "every delivery settled", q.settled)
+	if n := q.groupMax["a"]; n != 2 {
+		t.Errorf("group a had %d tries in flight at most, want 2", n)
 	}
 }

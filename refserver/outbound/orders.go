@@ -89,15 +89,18 @@ type orderQueue struct {
 	log  *slog.Logger
 }
 
-func (q *orderQueue) Due(ctx context.Context, limit int) ([]string, time.Time, error) {
+func (q *orderQueue) Due(ctx context.Context, limit int) ([]Due, time.Time, error) {
 	var (
-		due  []string
+		due  []Due
 		next time.Time
 	)
 	err := q.db.Read(ctx, func(tx *store.Tx) error {
-		var err error
-		if due, err = tx.DueOrders(limit); err != nil {
+		ids, err := tx.DueOrders(limit)
+		if err != nil {
 			return err
+		}
+		for _, id := range ids {
+			due = append(due, Due{ID: id})
 		}
 		at, ok, err := tx.NextOrderAttempt()
 		if ok {

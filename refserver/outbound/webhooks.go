@@ -35,11 +35,17 @@ import (
 // Delivery is at least once: an attempt cut short by a shutdown is made
 // again after the restart, and receivers de-duplicate by event id.
 const (
-	webhookMaxTries    = 15
-	webhookRetryBase   = time.Second
-	webhookRetryMax    = time.Hour
-	webhookConcurrency = 8
-	webhookDueBatch    = 64
+	webhookMaxTries  = 15
+	webhookRetryBase = time.Second
+	webhookRetryMax  = time.Hour
+	// webhookConcurrency bounds the attempts in flight, webhookPerKey
+	// those of one API key's webhooks: a vendor whose receivers are slow
+	// holds at most a quarter of the places, and the due deliveries are
+	// listed with every key taking turns (store.DueDeliveries), so other
+	// vendors' deliveries go out meanwhile.
+	webhookConcurrency = 64
+	webhookPerKey      = 16
+	webhookDueBatch    = 128
 	// maxWebhookErrorDetail bounds the failure text kept per delivery.
 	maxWebhookErrorDetail = 300
 	// maxWebhookAnswer is how much of a receiver's answer is read (and
@@ -102,6 +108,7 @@ func NewWebhookDispatcher(cfg WebhookConfig) *Dispatcher {
 		Now:         cfg.Now,
 		Logger:      cfg.Logger,
 		Concurrency: webhookConcurrency,
+		PerGroup:    webhookPerKey,
 		Batch:       webhookDueBatch,
 		Meter:       cfg.Meter,
 		Tracer:      cfg.Tracer,
@@ -151,15 +158,18 @@ type webhookQueue struct {
 	http *http.Client
 }
 
-func (q *webhookQueue) Due(ctx context.Context, limit int) ([]string, time.Time, error) {
+func (q *webhookQueue) Due(ctx context.Context, limit int) ([]Due, time.Time, error) {
 	var (
-		due  []string
+		due  []Due
 		next time.Time
 	)
 	err := q.cfg.DB.Read(ctx, func(tx *store.Tx) error {
-		var err error
-		if due, err = tx.DueDeliveries(limit); err != nil {
+		list, err := tx.DueDeliveries(webhookPerKey, limit)
+		if err != nil {
 			return err
+		}
+		for _, d := range list {
+			due = append(due, Due{ID: d.DeliveryID, Group: strconv.FormatInt(d.KeyID, 10)})
 		}
 		at, ok, err := tx.NextDeliveryAttempt()
 		if ok {

@@ -39,6 +39,11 @@ const (
 	// DefaultFeedLimit is the events of a feed page when the limit is not
 	// given (at most events.MaxLimit).
 	DefaultFeedLimit = 100
+	// MaxWebhooksPerKey is the most webhooks an API key may have: each
+	// event is queued once per subscribed webhook in the transaction that
+	// records it, so the count bounds what one event costs the write that
+	// makes it.
+	MaxWebhooksPerKey = 16
 )
 
 // CheckWebhook checks the body of POST /v1/webhooks, decoded into req with
@@ -61,8 +66,15 @@ func CheckWebhook(req events.CreateWebhookRequest, problems map[string]string, a
 
 // CreateWebhook subscribes the API key keyID (POST /v1/webhooks) and
 // returns the webhook with its new signing secret, which is kept only
-// sealed in box. req has passed CheckWebhook.
+// sealed in box. req has passed CheckWebhook. A key that has
+// MaxWebhooksPerKey webhooks already gets a 400002 naming url.
 func CreateWebhook(tx *store.Tx, box *seal.Box, keyID int64, req events.CreateWebhookRequest) (events.Webhook, string, error) {
+	if n, err := tx.CountWebhooks(keyID); err != nil {
+		return events.Webhook{}, "", err
+	} else if n >= MaxWebhooksPerKey {
+		return events.Webhook{}, "", api.Invalid(map[string]string{"url": "this API key already has " + strconv.Itoa(MaxWebhooksPerKey) +
+			" webhooks, the most it may have; delete one (DELETE /v1/webhooks/{webhookId}) before adding another"})
+	}
 	types := slices.Compact(slices.Clone(req.Events)) // a repeated type is harmless
 	b, err := json.Marshal(types)
 	if err != nil {

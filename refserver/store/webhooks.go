@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // The statements of webhooks (contract.md section 8): the subscriptions of
@@ -45,6 +47,15 @@ func (tx *Tx) InsertWebhook(w Webhook) error {
 		return fmt.Errorf("insert webhook: %w", err)
 	}
 	return nil
+}
+
+// CountWebhooks returns how many webhooks the API key keyID has.
+func (tx *Tx) CountWebhooks(keyID int64) (int, error) {
+	var n int
+	if err := tx.queryRow(`SELECT count(*) FROM webhooks WHERE key_id = ?`, keyID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count webhooks: %w", err)
+	}
+	return n, nil
 }
 
 // GetWebhook returns the webhook of the API key keyID with id webhookID,
@@ -198,25 +209,98 @@ func (tx *Tx) GetDeliveryTarget(deliveryID string) (DeliveryTarget, error) {
 	return t, notFound(err)
 }
 
+// DueDelivery is a pending delivery whose next attempt is due, and the API
+// key whose webhook it is for.
+type DueDelivery struct {
+	DeliveryID string
+	KeyID      int64
+}
+
 // DueDeliveries returns up to limit pending deliveries whose next attempt
-// is due at the transaction's time, the longest-waiting first.
-func (tx *Tx) DueDeliveries(limit int) ([]string, error) {
-	rows, err := tx.query(`SELECT delivery_id FROM webhook_deliveries
-		WHERE status = 'pending' AND next_attempt_at <= ?
-		ORDER BY next_attempt_at, delivery_id LIMIT ?`, tx.Unix(), limit)
+// is due at the transaction's time, shared out fairly between the API
+// keys: at most perKey of each key, the longest-waiting first within a
+// key, and the keys taking turns (every key's first, then every key's
+// second, ...), so that one key's backlog never keeps another key's
+// deliveries out of the list. Each look costs an index seek per webhook
+// with due deliveries, however long their queues.
+func (tx *Tx) DueDeliveries(perKey, limit int) ([]DueDelivery, error) {
+	now := tx.Unix()
+	rows, err := tx.query(`SELECT w.key_id, w.webhook_id FROM webhooks w
+		WHERE EXISTS (SELECT 1 FROM webhook_deliveries d
+			WHERE d.webhook_id = w.webhook_id AND d.status = 'pending' AND d.next_attempt_at <= ?)
+		ORDER BY w.key_id`, now)
 	if err != nil {
 		return nil, fmt.Errorf("due deliveries: %w", err)
 	}
-	defer rows.Close()
-	var ids []string
+	type hook struct {
+		key int64
+		id  string
+	}
+	var hooks []hook
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		var h hook
+		if err := rows.Scan(&h.key, &h.id); err != nil {
+			rows.Close()
 			return nil, err
 		}
-		ids = append(ids, id)
+		hooks = append(hooks, h)
 	}
-	return ids, rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	type due struct {
+		id      string
+		at, seq int64
+	}
+	var (
+		keys  []int64
+		byKey = map[int64][]due{}
+	)
+	for _, h := range hooks {
+		rows, err := tx.query(`SELECT delivery_id, next_attempt_at, event_seq FROM webhook_deliveries
+			WHERE webhook_id = ? AND status = 'pending' AND next_attempt_at <= ?
+			ORDER BY next_attempt_at, event_seq LIMIT ?`, h.id, now, perKey)
+		if err != nil {
+			return nil, fmt.Errorf("due deliveries: %w", err)
+		}
+		if _, ok := byKey[h.key]; !ok {
+			keys = append(keys, h.key)
+		}
+		list := byKey[h.key]
+		for rows.Next() {
+			var d due
+			if err := rows.Scan(&d.id, &d.at, &d.seq); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			list = append(list, d)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		byKey[h.key] = list
+	}
+	for _, k := range keys {
+		list := byKey[k]
+		slices.SortFunc(list, func(a, b due) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq)) })
+		byKey[k] = list[:min(len(list), perKey)]
+	}
+	// The key waiting longest goes first in each turn.
+	slices.SortFunc(keys, func(a, b int64) int {
+		x, y := byKey[a][0], byKey[b][0]
+		return cmp.Or(cmp.Compare(x.at, y.at), cmp.Compare(x.seq, y.seq), cmp.Compare(a, b))
+	})
+	var out []DueDelivery
+	for turn := 0; turn < perKey && len(out) < limit; turn++ {
+		for _, k := range keys {
+			if list := byKey[k]; turn < len(list) && len(out) < limit {
+				out = append(out, DueDelivery{DeliveryID: list[turn].id, KeyID: k})
+			}
+		}
+	}
+	return out, nil
 }
 
 // NextDeliveryAttempt returns the earliest next_attempt_at of the pending
