@@ -55,9 +55,10 @@
 // end-to-end test also checks that the document and the server agree. A test
 // walks the server's routes and the document's paths to keep both lists equal.
 //
-// The documents also pass the pinned Redocly CLI lint without errors:
+// The documents also pass the pinned Redocly CLI and Spectral lints without
+// errors:
 //
-//	HOSPO_OPENAPI_LINT=1 go test -run TestRedoclyLint ./refserver/openapi
+//	HOSPO_OPENAPI_LINT=1 go test -run 'Test(Redocly|Spectral)Lint' ./refserver/openapi
 //
 // Using the request validator in front of an API handler:
 //

@@ -38,13 +38,12 @@ func applyErrorCodes(doc *openapi3.T) error {
 			if mt == nil || mt.Schema == nil || mt.Schema.Value != errSchema.Value {
 				return fmt.Errorf("openapi: response %s: %s needs the schema Error", name, errorCodesKey)
 			}
-			code := openapi3.NewSchema()
-			code.Enum = list
-			narrow := openapi3.NewObjectSchema()
-			narrow.Type = nil
-			narrow.Properties = openapi3.Schemas{"code": code.NewRef()}
-			mt.Schema = openapi3.NewAllOfSchema(errSchema.Value, narrow).NewRef()
-			mt.Schema.Value.AllOf[0] = errSchema
+			narrow := &openapi3.Schema{Properties: openapi3.Schemas{
+				"code": &openapi3.SchemaRef{Value: &openapi3.Schema{Enum: list}},
+			}}
+			mt.Schema = &openapi3.SchemaRef{Value: &openapi3.Schema{
+				AllOf: openapi3.SchemaRefs{errSchema, narrow.NewRef()},
+			}}
 		}
 	}
 	return nil
