@@ -1072,13 +1072,13 @@ func (e HealthStatusStatus) Valid() bool {
 
 // Defines values for HeartbeatStatus.
 const (
-	Ok HeartbeatStatus = "ok"
+	HeartbeatStatusOk HeartbeatStatus = "ok"
 )
 
 // Valid indicates whether the value is a known member of the HeartbeatStatus enum.
 func (e HeartbeatStatus) Valid() bool {
 	switch e {
-	case Ok:
+	case HeartbeatStatusOk:
 		return true
 	default:
 		return false
@@ -1376,6 +1376,21 @@ func (e RequestInfoApiVersion) Valid() bool {
 	case RequestInfoApiVersionN2:
 		return true
 	case RequestInfoApiVersionN3:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SandboxHealthStatus.
+const (
+	SandboxHealthStatusOk SandboxHealthStatus = "ok"
+)
+
+// Valid indicates whether the value is a known member of the SandboxHealthStatus enum.
+func (e SandboxHealthStatus) Valid() bool {
+	switch e {
+	case SandboxHealthStatusOk:
 		return true
 	default:
 		return false
@@ -2922,6 +2937,15 @@ type ProviderDTokeniseRequest struct {
 	Number string `json:"number"`
 }
 
+// PublicURLs defines model for PublicURLs.
+type PublicURLs struct {
+	// TlsUrl The https base URL, such as https://localhost:32769.
+	TlsUrl *string `json:"tlsUrl,omitempty"`
+
+	// Url The http base URL, such as http://localhost:32768.
+	Url *string `json:"url,omitempty"`
+}
+
 // RequestInfo Request metadata present in responses.
 type RequestInfo struct {
 	// AccessTokenStatus State of the access token the request carried. Successful calls that need a token always say authenticated.
@@ -2942,6 +2966,14 @@ type RequestInfoAccessTokenStatus string
 
 // RequestInfoApiVersion Version of the answering endpoint: 1 for v1 and payments/v1, 2 for v2, 3 for v3 and ordering/v3.
 type RequestInfoApiVersion int
+
+// SandboxHealth defines model for SandboxHealth.
+type SandboxHealth struct {
+	Status SandboxHealthStatus `json:"status"`
+}
+
+// SandboxHealthStatus defines model for SandboxHealth.Status.
+type SandboxHealthStatus string
 
 // Snapshot defines model for Snapshot.
 type Snapshot struct {
@@ -3376,6 +3408,12 @@ type ProviderDTokeniseParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// SandboxSetPublicURLsParams defines parameters for SandboxSetPublicURLs.
+type SandboxSetPublicURLsParams struct {
+	// IdempotencyKey Makes the POST safe to retry: within 24 hours the same key from the same credential with the same body replays the first response; with a different body it is 409004. 1 to 255 printable ASCII characters, not starting or ending with a space, in one header.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListRequestsParams defines parameters for ListRequests.
 type ListRequestsParams struct {
 	// Limit At most this many entries (1 to the journal's capacity; default 100).
@@ -3729,6 +3767,9 @@ type SandboxSetDinersJSONRequestBody = DinersRequest
 
 // ProviderDTokeniseJSONRequestBody defines body for ProviderDTokenise for application/json ContentType.
 type ProviderDTokeniseJSONRequestBody = ProviderDTokeniseRequest
+
+// SandboxSetPublicURLsJSONRequestBody defines body for SandboxSetPublicURLs for application/json ContentType.
+type SandboxSetPublicURLsJSONRequestBody = PublicURLs
 
 // CreateSnapshotJSONRequestBody defines body for CreateSnapshot for application/json ContentType.
 type CreateSnapshotJSONRequestBody = SnapshotRequest
@@ -6980,6 +7021,13 @@ type ClientInterface interface {
 	// Corresponds with GET /sandbox/fixtures (the `GetFixtures` operationId).
 	GetFixtures(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetSandboxHealth Check that the sandbox serves
+	//
+	// For a container's health check or a launcher waiting for the sandbox: 200 once the server serves and its database answers.
+	//
+	// Corresponds with GET /sandbox/health (the `GetSandboxHealth` operationId).
+	GetSandboxHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CreateLocationWithBody Create a location
 	//
 	// Takes any type of body and a specified content type.
@@ -7091,6 +7139,31 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /sandbox/providerD/tokenise (the `ProviderDTokenise` operationId).
 	ProviderDTokenise(ctx context.Context, params *ProviderDTokeniseParams, body ProviderDTokeniseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxGetPublicURLs Read the base URLs the sandbox hands out
+	//
+	// By default the URLs it was started with.
+	//
+	// Corresponds with GET /sandbox/public-urls (the `SandboxGetPublicURLs` operationId).
+	SandboxGetPublicURLs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxSetPublicURLsWithBody Set the base URLs the sandbox hands out
+	//
+	// The base URLs clients reach the sandbox by, when they are not the ones it listens on: a container's ports mapped to other ports of its host. providerD's tokenisationUri is under tlsUrl. A field left out keeps its URL. Each host must be one the admin API answers under (a loopback name, or one the server was started with: refserver -admin-host), which the TLS certificate names too.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /sandbox/public-urls (the `SandboxSetPublicURLs` operationId).
+	SandboxSetPublicURLsWithBody(ctx context.Context, params *SandboxSetPublicURLsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxSetPublicURLs Set the base URLs the sandbox hands out
+	//
+	// The base URLs clients reach the sandbox by, when they are not the ones it listens on: a container's ports mapped to other ports of its host. providerD's tokenisationUri is under tlsUrl. A field left out keeps its URL. Each host must be one the admin API answers under (a loopback name, or one the server was started with: refserver -admin-host), which the TLS certificate names too.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /sandbox/public-urls (the `SandboxSetPublicURLs` operationId).
+	SandboxSetPublicURLs(ctx context.Context, params *SandboxSetPublicURLsParams, body SandboxSetPublicURLsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListRequests Read the request journal
 	//
@@ -7978,6 +8051,23 @@ func (c *Client) GetFixtures(ctx context.Context, reqEditors ...RequestEditorFn)
 	return c.Client.Do(req)
 }
 
+// GetSandboxHealth Check that the sandbox serves
+//
+// For a container's health check or a launcher waiting for the sandbox: 200 once the server serves and its database answers.
+//
+// Corresponds with GET /sandbox/health (the `GetSandboxHealth` operationId).
+func (c *Client) GetSandboxHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSandboxHealthRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // CreateLocationWithBody Create a location
 //
 // Takes any type of body and a specified content type.
@@ -8220,6 +8310,61 @@ func (c *Client) ProviderDTokeniseWithBody(ctx context.Context, params *Provider
 // Corresponds with POST /sandbox/providerD/tokenise (the `ProviderDTokenise` operationId).
 func (c *Client) ProviderDTokenise(ctx context.Context, params *ProviderDTokeniseParams, body ProviderDTokeniseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewProviderDTokeniseRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxGetPublicURLs Read the base URLs the sandbox hands out
+//
+// By default the URLs it was started with.
+//
+// Corresponds with GET /sandbox/public-urls (the `SandboxGetPublicURLs` operationId).
+func (c *Client) SandboxGetPublicURLs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxGetPublicURLsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxSetPublicURLsWithBody Set the base URLs the sandbox hands out
+//
+// The base URLs clients reach the sandbox by, when they are not the ones it listens on: a container's ports mapped to other ports of its host. providerD's tokenisationUri is under tlsUrl. A field left out keeps its URL. Each host must be one the admin API answers under (a loopback name, or one the server was started with: refserver -admin-host), which the TLS certificate names too.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /sandbox/public-urls (the `SandboxSetPublicURLs` operationId).
+func (c *Client) SandboxSetPublicURLsWithBody(ctx context.Context, params *SandboxSetPublicURLsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxSetPublicURLsRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxSetPublicURLs Set the base URLs the sandbox hands out
+//
+// The base URLs clients reach the sandbox by, when they are not the ones it listens on: a container's ports mapped to other ports of its host. providerD's tokenisationUri is under tlsUrl. A field left out keeps its URL. Each host must be one the admin API answers under (a loopback name, or one the server was started with: refserver -admin-host), which the TLS certificate names too.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /sandbox/public-urls (the `SandboxSetPublicURLs` operationId).
+func (c *Client) SandboxSetPublicURLs(ctx context.Context, params *SandboxSetPublicURLsParams, body SandboxSetPublicURLsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxSetPublicURLsRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9829,6 +9974,33 @@ func NewGetFixturesRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetSandboxHealthRequest constructs an http.Request for the GetSandboxHealth method
+func NewGetSandboxHealthRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/health")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewCreateLocationRequest calls the generic CreateLocation builder with application/json body
 func NewCreateLocationRequest(server string, params *CreateLocationParams, body CreateLocationJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -10237,6 +10409,88 @@ func NewProviderDTokeniseRequestWithBody(server string, params *ProviderDTokenis
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewSandboxGetPublicURLsRequest constructs an http.Request for the SandboxGetPublicURLs method
+func NewSandboxGetPublicURLsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/public-urls")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSandboxSetPublicURLsRequest calls the generic SandboxSetPublicURLs builder with application/json body
+func NewSandboxSetPublicURLsRequest(server string, params *SandboxSetPublicURLsParams, body SandboxSetPublicURLsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSandboxSetPublicURLsRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewSandboxSetPublicURLsRequestWithBody constructs an http.Request for the SandboxSetPublicURLs method, with any body, and a specified content type
+func NewSandboxSetPublicURLsRequestWithBody(server string, params *SandboxSetPublicURLsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/public-urls")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -11947,6 +12201,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /sandbox/fixtures (the `GetFixtures` operationId).
 	GetFixturesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetFixturesResponse, error)
 
+	// GetSandboxHealthWithResponse Check that the sandbox serves
+	//
+	// For a container's health check or a launcher waiting for the sandbox: 200 once the server serves and its database answers.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sandbox/health (the `GetSandboxHealth` operationId).
+	GetSandboxHealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetSandboxHealthResponse, error)
+
 	// CreateLocationWithBodyWithResponse Create a location
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -12066,6 +12329,33 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /sandbox/providerD/tokenise (the `ProviderDTokenise` operationId).
 	ProviderDTokeniseWithResponse(ctx context.Context, params *ProviderDTokeniseParams, body ProviderDTokeniseJSONRequestBody, reqEditors ...RequestEditorFn) (*ProviderDTokeniseResponse, error)
+
+	// SandboxGetPublicURLsWithResponse Read the base URLs the sandbox hands out
+	//
+	// By default the URLs it was started with.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sandbox/public-urls (the `SandboxGetPublicURLs` operationId).
+	SandboxGetPublicURLsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*SandboxGetPublicURLsResponse, error)
+
+	// SandboxSetPublicURLsWithBodyWithResponse Set the base URLs the sandbox hands out
+	//
+	// The base URLs clients reach the sandbox by, when they are not the ones it listens on: a container's ports mapped to other ports of its host. providerD's tokenisationUri is under tlsUrl. A field left out keeps its URL. Each host must be one the admin API answers under (a loopback name, or one the server was started with: refserver -admin-host), which the TLS certificate names too.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /sandbox/public-urls (the `SandboxSetPublicURLs` operationId).
+	SandboxSetPublicURLsWithBodyWithResponse(ctx context.Context, params *SandboxSetPublicURLsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxSetPublicURLsResponse, error)
+
+	// SandboxSetPublicURLsWithResponse Set the base URLs the sandbox hands out
+	//
+	// The base URLs clients reach the sandbox by, when they are not the ones it listens on: a container's ports mapped to other ports of its host. providerD's tokenisationUri is under tlsUrl. A field left out keeps its URL. Each host must be one the admin API answers under (a loopback name, or one the server was started with: refserver -admin-host), which the TLS certificate names too.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /sandbox/public-urls (the `SandboxSetPublicURLs` operationId).
+	SandboxSetPublicURLsWithResponse(ctx context.Context, params *SandboxSetPublicURLsParams, body SandboxSetPublicURLsJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxSetPublicURLsResponse, error)
 
 	// ListRequestsWithResponse Read the request journal
 	//
@@ -15679,6 +15969,98 @@ func (r GetFixturesResponse) ContentType() string {
 	return ""
 }
 
+// GetSandboxHealthResponse200Headers the declared response headers of an HTTP 200 response for GetSandboxHealth
+type GetSandboxHealthResponse200Headers struct {
+	XRequestId string
+}
+
+// GetSandboxHealthResponse405Headers the declared response headers of an HTTP 405 response for GetSandboxHealth
+type GetSandboxHealthResponse405Headers struct {
+	Allow      string
+	XRequestId string
+}
+
+// GetSandboxHealthResponse429Headers the declared response headers of an HTTP 429 response for GetSandboxHealth
+type GetSandboxHealthResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetSandboxHealthResponse5XXHeaders the declared response headers of an HTTP 5XX response for GetSandboxHealth
+type GetSandboxHealthResponse5XXHeaders struct {
+	XRequestId string
+}
+
+type GetSandboxHealthResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SandboxHealth
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *ServerError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetSandboxHealthResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetSandboxHealthResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSandboxHealthResponse429Headers
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *GetSandboxHealthResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSandboxHealthResponse) GetJSON200() *SandboxHealth {
+	return r.JSON200
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetSandboxHealthResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetSandboxHealthResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r GetSandboxHealthResponse) GetJSON5XX() *ServerError {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSandboxHealthResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSandboxHealthResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSandboxHealthResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSandboxHealthResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // CreateLocationResponse201Headers the declared response headers of an HTTP 201 response for CreateLocation
 type CreateLocationResponse201Headers struct {
 	IdempotentReplayed *string
@@ -16884,6 +17266,245 @@ func (r ProviderDTokeniseResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ProviderDTokeniseResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SandboxGetPublicURLsResponse200Headers the declared response headers of an HTTP 200 response for SandboxGetPublicURLs
+type SandboxGetPublicURLsResponse200Headers struct {
+	XRequestId string
+}
+
+// SandboxGetPublicURLsResponse401Headers the declared response headers of an HTTP 401 response for SandboxGetPublicURLs
+type SandboxGetPublicURLsResponse401Headers struct {
+	XRequestId string
+}
+
+// SandboxGetPublicURLsResponse405Headers the declared response headers of an HTTP 405 response for SandboxGetPublicURLs
+type SandboxGetPublicURLsResponse405Headers struct {
+	Allow      string
+	XRequestId string
+}
+
+// SandboxGetPublicURLsResponse5XXHeaders the declared response headers of an HTTP 5XX response for SandboxGetPublicURLs
+type SandboxGetPublicURLsResponse5XXHeaders struct {
+	XRequestId string
+}
+
+type SandboxGetPublicURLsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PublicURLs
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminKeyRejected
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *ServerError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *SandboxGetPublicURLsResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SandboxGetPublicURLsResponse401Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *SandboxGetPublicURLsResponse405Headers
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *SandboxGetPublicURLsResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SandboxGetPublicURLsResponse) GetJSON200() *PublicURLs {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SandboxGetPublicURLsResponse) GetJSON401() *AdminKeyRejected {
+	return r.JSON401
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r SandboxGetPublicURLsResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r SandboxGetPublicURLsResponse) GetJSON5XX() *ServerError {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r SandboxGetPublicURLsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SandboxGetPublicURLsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SandboxGetPublicURLsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SandboxGetPublicURLsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SandboxSetPublicURLsResponse200Headers the declared response headers of an HTTP 200 response for SandboxSetPublicURLs
+type SandboxSetPublicURLsResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// SandboxSetPublicURLsResponse400Headers the declared response headers of an HTTP 400 response for SandboxSetPublicURLs
+type SandboxSetPublicURLsResponse400Headers struct {
+	XRequestId string
+}
+
+// SandboxSetPublicURLsResponse401Headers the declared response headers of an HTTP 401 response for SandboxSetPublicURLs
+type SandboxSetPublicURLsResponse401Headers struct {
+	XRequestId string
+}
+
+// SandboxSetPublicURLsResponse405Headers the declared response headers of an HTTP 405 response for SandboxSetPublicURLs
+type SandboxSetPublicURLsResponse405Headers struct {
+	Allow      string
+	XRequestId string
+}
+
+// SandboxSetPublicURLsResponse409Headers the declared response headers of an HTTP 409 response for SandboxSetPublicURLs
+type SandboxSetPublicURLsResponse409Headers struct {
+	XRequestId string
+}
+
+// SandboxSetPublicURLsResponse413Headers the declared response headers of an HTTP 413 response for SandboxSetPublicURLs
+type SandboxSetPublicURLsResponse413Headers struct {
+	XRequestId string
+}
+
+// SandboxSetPublicURLsResponse415Headers the declared response headers of an HTTP 415 response for SandboxSetPublicURLs
+type SandboxSetPublicURLsResponse415Headers struct {
+	XRequestId string
+}
+
+// SandboxSetPublicURLsResponse5XXHeaders the declared response headers of an HTTP 5XX response for SandboxSetPublicURLs
+type SandboxSetPublicURLsResponse5XXHeaders struct {
+	XRequestId string
+}
+
+type SandboxSetPublicURLsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PublicURLs
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *AdminKeyRejected
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *IdempotencyKeyReused
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *BodyTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *ServerError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *SandboxSetPublicURLsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *SandboxSetPublicURLsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SandboxSetPublicURLsResponse401Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *SandboxSetPublicURLsResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SandboxSetPublicURLsResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *SandboxSetPublicURLsResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *SandboxSetPublicURLsResponse415Headers
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *SandboxSetPublicURLsResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SandboxSetPublicURLsResponse) GetJSON200() *PublicURLs {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SandboxSetPublicURLsResponse) GetJSON400() *BadBody {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SandboxSetPublicURLsResponse) GetJSON401() *AdminKeyRejected {
+	return r.JSON401
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r SandboxSetPublicURLsResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SandboxSetPublicURLsResponse) GetJSON409() *IdempotencyKeyReused {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SandboxSetPublicURLsResponse) GetJSON413() *BodyTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SandboxSetPublicURLsResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r SandboxSetPublicURLsResponse) GetJSON5XX() *ServerError {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r SandboxSetPublicURLsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SandboxSetPublicURLsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SandboxSetPublicURLsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SandboxSetPublicURLsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -21173,6 +21794,21 @@ func (c *ClientWithResponses) GetFixturesWithResponse(ctx context.Context, reqEd
 	return ParseGetFixturesResponse(rsp)
 }
 
+// GetSandboxHealthWithResponse Check that the sandbox serves
+//
+// For a container's health check or a launcher waiting for the sandbox: 200 once the server serves and its database answers.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sandbox/health (the `GetSandboxHealth` operationId).
+func (c *ClientWithResponses) GetSandboxHealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetSandboxHealthResponse, error) {
+	rsp, err := c.GetSandboxHealth(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSandboxHealthResponse(rsp)
+}
+
 // CreateLocationWithBodyWithResponse Create a location
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -21375,6 +22011,51 @@ func (c *ClientWithResponses) ProviderDTokeniseWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseProviderDTokeniseResponse(rsp)
+}
+
+// SandboxGetPublicURLsWithResponse Read the base URLs the sandbox hands out
+//
+// By default the URLs it was started with.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sandbox/public-urls (the `SandboxGetPublicURLs` operationId).
+func (c *ClientWithResponses) SandboxGetPublicURLsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*SandboxGetPublicURLsResponse, error) {
+	rsp, err := c.SandboxGetPublicURLs(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxGetPublicURLsResponse(rsp)
+}
+
+// SandboxSetPublicURLsWithBodyWithResponse Set the base URLs the sandbox hands out
+//
+// The base URLs clients reach the sandbox by, when they are not the ones it listens on: a container's ports mapped to other ports of its host. providerD's tokenisationUri is under tlsUrl. A field left out keeps its URL. Each host must be one the admin API answers under (a loopback name, or one the server was started with: refserver -admin-host), which the TLS certificate names too.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /sandbox/public-urls (the `SandboxSetPublicURLs` operationId).
+func (c *ClientWithResponses) SandboxSetPublicURLsWithBodyWithResponse(ctx context.Context, params *SandboxSetPublicURLsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxSetPublicURLsResponse, error) {
+	rsp, err := c.SandboxSetPublicURLsWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxSetPublicURLsResponse(rsp)
+}
+
+// SandboxSetPublicURLsWithResponse Set the base URLs the sandbox hands out
+//
+// The base URLs clients reach the sandbox by, when they are not the ones it listens on: a container's ports mapped to other ports of its host. providerD's tokenisationUri is under tlsUrl. A field left out keeps its URL. Each host must be one the admin API answers under (a loopback name, or one the server was started with: refserver -admin-host), which the TLS certificate names too.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /sandbox/public-urls (the `SandboxSetPublicURLs` operationId).
+func (c *ClientWithResponses) SandboxSetPublicURLsWithResponse(ctx context.Context, params *SandboxSetPublicURLsParams, body SandboxSetPublicURLsJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxSetPublicURLsResponse, error) {
+	rsp, err := c.SandboxSetPublicURLs(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxSetPublicURLsResponse(rsp)
 }
 
 // ListRequestsWithResponse Read the request journal
@@ -25687,6 +26368,110 @@ func ParseGetFixturesResponse(rsp *http.Response) (*GetFixturesResponse, error) 
 	return response, nil
 }
 
+// ParseGetSandboxHealthResponse parses an HTTP response from a GetSandboxHealthWithResponse call
+func ParseGetSandboxHealthResponse(rsp *http.Response) (*GetSandboxHealthResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSandboxHealthResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SandboxHealth
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest ServerError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetSandboxHealthResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetSandboxHealthResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetSandboxHealthResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers GetSandboxHealthResponse5XXHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
 // ParseCreateLocationResponse parses an HTTP response from a CreateLocationWithResponse call
 func ParseCreateLocationResponse(rsp *http.Response) (*CreateLocationResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -27068,6 +27853,275 @@ func ParseProviderDTokeniseResponse(rsp *http.Response) (*ProviderDTokeniseRespo
 		response.Headers429 = &headers
 	case rsp.StatusCode/100 == 5:
 		var headers ProviderDTokeniseResponse5XXHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSandboxGetPublicURLsResponse parses an HTTP response from a SandboxGetPublicURLsWithResponse call
+func ParseSandboxGetPublicURLsResponse(rsp *http.Response) (*SandboxGetPublicURLsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SandboxGetPublicURLsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PublicURLs
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminKeyRejected
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest ServerError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers SandboxGetPublicURLsResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers SandboxGetPublicURLsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 405:
+		var headers SandboxGetPublicURLsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers SandboxGetPublicURLsResponse5XXHeaders
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSandboxSetPublicURLsResponse parses an HTTP response from a SandboxSetPublicURLsWithResponse call
+func ParseSandboxSetPublicURLsResponse(rsp *http.Response) (*SandboxSetPublicURLsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SandboxSetPublicURLsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PublicURLs
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest AdminKeyRejected
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest BodyTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest ServerError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers SandboxSetPublicURLsResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers SandboxSetPublicURLsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers SandboxSetPublicURLsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 405:
+		var headers SandboxSetPublicURLsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers SandboxSetPublicURLsResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers SandboxSetPublicURLsResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers SandboxSetPublicURLsResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers SandboxSetPublicURLsResponse5XXHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

@@ -177,3 +177,50 @@ func walkGet(v any, keys ...string) map[string]any {
 	m, _ := v.(map[string]any)
 	return m
 }
+
+// Names that generators derive must not meet a schema's name: oapi-codegen
+// names an operation's types <OperationId>Response, <OperationId>Params
+// and <OperationId>JSONRequestBody, and an inline enum of schema X's member
+// m X<M>; a schema of the same name fails its generation (a schema
+// HeartbeatResponse once met the heartbeat operation's HeartbeatResponse).
+func TestGeneratedNamesDoNotClash(t *testing.T) {
+	t.Parallel()
+	var doc struct {
+		Paths      map[string]map[string]json.RawMessage `json:"paths"`
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]map[string]any `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(Spec(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	upper := func(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+	derived := map[string]string{} // derived name -> what it is derived from
+	for path, item := range doc.Paths {
+		for method, raw := range item {
+			var op struct {
+				OperationID string `json:"operationId"`
+			}
+			if json.Unmarshal(raw, &op) != nil || op.OperationID == "" {
+				continue
+			}
+			for _, suffix := range []string{"Response", "Params", "JSONRequestBody", "JSONBody", "RequestBody"} {
+				derived[upper(op.OperationID)+suffix] = method + " " + path
+			}
+		}
+	}
+	for name, s := range doc.Components.Schemas {
+		for member, ps := range s.Properties {
+			if _, inline := ps["enum"]; inline {
+				derived[name+upper(member)] = "the inline enum " + name + "." + member
+			}
+		}
+	}
+	for name := range doc.Components.Schemas {
+		if from, ok := derived[name]; ok {
+			t.Errorf("schema %s has the name generators give %s; rename one of them", name, from)
+		}
+	}
+}
