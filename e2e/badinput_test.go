@@ -342,14 +342,14 @@ func TestBadInput(t *testing.T) {
 	hc, tlsc := &http.Client{}, f.w.env.HTTPSClient()
 	for _, r := range f.cases() {
 		t.Run(r.name, func(t *testing.T) {
-			before := dump(t, f.w.db)
+			before := dump(t, f.w.env)
 			c, base := hc, f.w.env.URL
 			if r.tls {
 				c, base = tlsc, f.w.env.TLSURL
 			}
 			status, hdr, raw := send(t, c, base, r)
 			checkCatalogueError(t, status, hdr, raw, r.want)
-			if diff := cmp.Diff(before, dump(t, f.w.db)); diff != "" {
+			if diff := cmp.Diff(before, dump(t, f.w.env)); diff != "" {
 				t.Errorf("the database changed (-before +after):\n%s", diff)
 			}
 		})

@@ -2,10 +2,8 @@ package e2e_test
 
 import (
 	"database/sql"
-	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -242,78 +240,16 @@ func count(t testing.TB, db *sql.DB, query string, args ...any) int64 {
 
 // ignoredTables are left out of a database dump: bookkeeping that a refused
 // request may legitimately touch (none should, but the idempotency records
-// are not data) and SQLite's own tables.
+// are not data).
 var ignoredTables = []string{"idempotency_keys"}
 
-// volatileColumns change on their own while the server runs (the universal
-// POS monitor's health checks and menu syncs), whatever the requests do.
-var volatileColumns = map[string][]string{
-	"locations": {"pos_health", "pos_health_message", "pos_health_checked_at", "menu_json", "menu_synced_at"},
-}
-
-// dump returns every row of every table, as text, for before/after
-// comparisons.
-func dump(t testing.TB, db *sql.DB) map[string][]string {
+// dump returns every row of every table of env's database but the ignored
+// ones, as text, for before/after comparisons.
+func dump(t testing.TB, env *refservertest.Env) map[string][]string {
 	t.Helper()
-	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
-	if err != nil {
-		t.Fatalf("list tables: %v", err)
+	rows := env.Rows(t)
+	for _, table := range ignoredTables {
+		delete(rows, table)
 	}
-	var tables []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Contains(ignoredTables, n) {
-			tables = append(tables, n)
-		}
-	}
-	rows.Close()
-	out := map[string][]string{}
-	for _, table := range tables {
-		out[table] = dumpTable(t, db, table)
-	}
-	return out
-}
-
-func dumpTable(t testing.TB, db *sql.DB, table string) []string {
-	t.Helper()
-	rows, err := db.Query(`SELECT * FROM "` + table + `"`)
-	if err != nil {
-		t.Fatalf("dump %s: %v", table, err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatalf("dump %s: %v", table, err)
-		}
-		var b strings.Builder
-		for i, c := range cols {
-			if slices.Contains(volatileColumns[table], c) {
-				continue
-			}
-			v := vals[i]
-			if bs, ok := v.([]byte); ok {
-				v = string(bs)
-			}
-			fmt.Fprintf(&b, "%s=%v ", c, v)
-		}
-		lines = append(lines, b.String())
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatalf("dump %s: %v", table, err)
-	}
-	slices.Sort(lines)
-	return lines
+	return rows
 }
