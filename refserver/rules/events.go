@@ -49,7 +49,7 @@ func recordEvent(tx *store.Tx, typ events.Type, locationID int64, data any) erro
 // insertEvent stores e, of Type and LocationID or OwnerKeyID, with a new
 // id and data as its JSON, and returns its seq.
 func insertEvent(tx *store.Tx, e store.Event, data any) (int64, error) {
-	b, err := json.Marshal(data)
+	b, err := eventData(data)
 	if err != nil {
 		return 0, fmt.Errorf("event %s: %w", e.Type, err)
 	}
@@ -57,8 +57,23 @@ func insertEvent(tx *store.Tx, e store.Event, data any) (int64, error) {
 	return tx.InsertEvent(e)
 }
 
-// newEventID returns a new event id: "evt_" and 24 random hex digits.
-func newEventID() string { return randomID("evt_") }
+// newEventID returns a new event id: "evt_" and 24 hex digits, the time
+// in milliseconds (12 digits) and then 48 random bits. Ids in time order
+// land at the end of the events table's unique index on event_id, where
+// the events of one commit share a page; random ones put each event's
+// entry on a page of its own somewhere in the index, and every page a
+// commit changes is written to the WAL again.
+func newEventID() string { return timeOrderedID("evt_", time.Now()) }
+
+func timeOrderedID(prefix string, now time.Time) string {
+	var b [12]byte
+	ms := uint64(now.UnixMilli())
+	for i := range 6 {
+		b[i] = byte(ms >> (40 - 8*i))
+	}
+	_, _ = rand.Read(b[6:]) // crypto/rand.Read never fails
+	return prefix + hex.EncodeToString(b[:])
+}
 
 func randomID(prefix string) string {
 	var b [12]byte

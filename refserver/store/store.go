@@ -45,6 +45,7 @@ type DB struct {
 	feed   feedWaiters // the feed requests waiting for events; see feedwait.go
 	// deliveries is closed by each commit that queued webhook deliveries.
 	deliveries eventSignal
+	webhooks   webhookPresence  // see webhooks.go
 	ckpt       *checkpointer    // nil for an in-memory database; see checkpoint.go
 	lock       *fileLock        // nil for an in-memory database; see lock.go
 	tel        *writerTelemetry // nil: none; see telemetry.go

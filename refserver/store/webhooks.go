@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 )
 
 // The statements of webhooks (contract.md section 8): the subscriptions of
@@ -46,6 +47,7 @@ func (tx *Tx) InsertWebhook(w Webhook) error {
 	if err != nil {
 		return fmt.Errorf("insert webhook: %w", err)
 	}
+	tx.db.webhooks.set(webhooksSome)
 	return nil
 }
 
@@ -111,6 +113,9 @@ const newDeliveryID = `'dlv_' || lower(hex(randomblob(12)))`
 // to every webhook subscribed to typ whose API key may see locationID, and
 // returns how many it made.
 func (tx *Tx) QueueDeliveries(seq int64, typ string, locationID int64) (int64, error) {
+	if some, err := tx.anyWebhooks(); err != nil || !some {
+		return 0, err
+	}
 	now := tx.Unix()
 	res, err := tx.exec(`INSERT INTO webhook_deliveries (delivery_id, webhook_id, event_seq, status, next_attempt_at, created_at)
 		SELECT `+newDeliveryID+`, w.webhook_id, ?, 'pending', ?, ?
@@ -125,6 +130,43 @@ func (tx *Tx) QueueDeliveries(seq int64, typ string, locationID int64) (int64, e
 		tx.AfterCommit(tx.db.deliveries.notify)
 	}
 	return n, err
+}
+
+// webhookPresence remembers whether the database holds any webhook, so
+// that an event recorded where there is none (a new sandbox, most of a
+// load test) skips the statement that looks for its subscribers: that
+// statement cost as much as inserting the event. Only the writer changes
+// it: InsertWebhook sets it, a restore forgets it, and the first
+// QueueDeliveries after that looks. Deleting a webhook leaves it set; the
+// next QueueDeliveries then merely finds no subscriber.
+type webhookPresence struct{ state atomic.Int32 }
+
+const (
+	webhooksUnknown = iota
+	webhooksNone
+	webhooksSome
+)
+
+func (p *webhookPresence) set(state int32) { p.state.Store(state) }
+
+// anyWebhooks reports whether the database may hold a webhook.
+func (tx *Tx) anyWebhooks() (bool, error) {
+	switch tx.db.webhooks.state.Load() {
+	case webhooksNone:
+		return false, nil
+	case webhooksSome:
+		return true, nil
+	}
+	var some bool
+	if err := tx.queryRow(`SELECT EXISTS (SELECT 1 FROM webhooks)`).Scan(&some); err != nil {
+		return false, fmt.Errorf("queue deliveries: %w", err)
+	}
+	state := int32(webhooksNone)
+	if some {
+		state = webhooksSome
+	}
+	tx.db.webhooks.set(state)
+	return some, nil
 }
 
 // QueueDelivery makes a pending delivery, due at once, of the event seq to
