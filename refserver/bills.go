@@ -17,9 +17,9 @@ import (
 )
 
 // handleListClosedBills serves GET /v3/location/{locationId}/bills/closed
-// (rules.ListClosedBills). The key's scope is checked before the query, so
-// a key that may not see the location learns nothing from the answers to
-// different queries.
+// (rules.ListClosedBills), streamed. The key's scope is checked before the
+// query, so a key that may not see the location learns nothing from the
+// answers to different queries.
 func (s *Server) handleListClosedBills(r *http.Request) (api.Read, error) {
 	locationID, ok := idParam(r, "locationId")
 	if !ok {
@@ -33,9 +33,8 @@ func (s *Server) handleListClosedBills(r *http.Request) (api.Read, error) {
 		return nil, qerr
 	}
 	return func(tx *store.Tx) (any, error) {
-		out, err := rules.ListClosedBills(tx, locationID, rng.from, rng.to)
-		out.RequestInfo = s.api.Info(r)
-		return out, err
+		info := func() client.RequestInfo { return s.api.Info(r) }
+		return rules.ListClosedBills(tx, locationID, rng.from, rng.to, info)
 	}, nil
 }
 

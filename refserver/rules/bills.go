@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/hospo-dev/hospo-go/bills"
@@ -13,24 +14,23 @@ import (
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
-// ListClosedBills returns the closed bills of a location whose lastUpdated
-// lies in [from, to] (Unix seconds, both included), ordered by lastUpdated
-// then billId (GET /v3/location/{locationId}/bills/closed). The caller has
-// checked that the API key may see the location.
-func ListClosedBills(tx *store.Tx, locationID, from, to int64) (bills.ClosedBillsResponse, error) {
-	rows, err := tx.ListClosedBills(locationID, from, to)
+// ListClosedBills returns the body of GET
+// /v3/location/{locationId}/bills/closed: the closed bills of a location
+// whose lastUpdated lies in [from, to] (Unix seconds, both included),
+// ordered by lastUpdated then billId, as bills.ClosedBillsResponse with
+// info's requestInfo. The body is written as the rows are read (see
+// writeClosedBills); an error of the query itself comes back here, before
+// anything is sent. The caller has checked that the API key may see the
+// location.
+func ListClosedBills(tx *store.Tx, locationID, from, to int64, info func() client.RequestInfo) (api.Stream, error) {
+	rows, err := tx.ClosedBills(locationID, from, to)
 	if err != nil {
-		return bills.ClosedBillsResponse{}, err
+		return nil, err
 	}
-	out := bills.ClosedBillsResponse{Bills: make([]bills.Summary, len(rows))}
-	for i, b := range rows {
-		out.Bills[i] = bills.Summary{
-			BillID:      b.BillID,
-			Status:      possync.CheckClosed,
-			LastUpdated: client.BillTime{Time: time.Unix(b.LastUpdated, 0).UTC()},
-		}
-	}
-	return out, nil
+	return func(w io.Writer) error {
+		defer rows.Close()
+		return writeClosedBills(w, rows, info)
+	}, nil
 }
 
 // BillScopes are the members of a bill record asked for, one flag per

@@ -1,13 +1,10 @@
 package store
 
-import "fmt"
-
-// BillSummary is one row of the closed-bills list.
-type BillSummary struct {
-	BillID string
-	// LastUpdated is the Unix time of the push that closed the bill.
-	LastUpdated int64
-}
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
 
 // Bill is a row of the bills table as the bill endpoint needs it. Money is
 // in hundredths.
@@ -61,25 +58,81 @@ const (
 		ORDER BY p.payment_id`
 )
 
-// ListClosedBills returns the closed bills of a location whose last_updated
+// ClosedBills reads the closed bills of a location whose last_updated
 // lies in [from, to] (Unix seconds, both included), ordered by last_updated
-// then bill_id.
-func (tx *Tx) ListClosedBills(locationID, from, to int64) ([]BillSummary, error) {
-	rows, err := tx.query(listClosedBillsSQL, locationID, from, to)
+// then bill_id, one row at a time: a list of tens of thousands of bills
+// goes to the response as it is read, never held whole in memory.
+type ClosedBills struct {
+	ctx         context.Context
+	rows        *sql.Rows
+	n           int
+	billID      sql.RawBytes
+	lastUpdated int64
+	err         error
+}
+
+// closedBillsCheck is how many rows ClosedBills reads between two looks at
+// the transaction's context.
+const closedBillsCheck = 1024
+
+// ClosedBills starts the read; the caller must Close it. The statement
+// runs under a context that is never cancelled: go-sqlite3 steps each row
+// of a cancellable one in a goroutine of its own, which was most of the
+// cost of a long list. The read looks at the transaction's context itself
+// every closedBillsCheck rows instead, and stops with its error.
+func (tx *Tx) ClosedBills(locationID, from, to int64) (*ClosedBills, error) {
+	ctx := context.WithoutCancel(tx.ctx)
+	var (
+		rows *sql.Rows
+		err  error
+	)
+	if st := tx.stmt(listClosedBillsSQL); st != nil {
+		rows, err = st.QueryContext(ctx, locationID, from, to)
+	} else {
+		rows, err = tx.tx.QueryContext(ctx, listClosedBillsSQL, locationID, from, to)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list closed bills: %w", err)
 	}
-	defer rows.Close()
-	out := []BillSummary{}
-	for rows.Next() {
-		var b BillSummary
-		if err := rows.Scan(&b.BillID, &b.LastUpdated); err != nil {
-			return nil, fmt.Errorf("list closed bills: %w", err)
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return &ClosedBills{ctx: tx.ctx, rows: rows}, nil
 }
+
+// Next moves to the next bill, and reports whether there is one.
+func (c *ClosedBills) Next() bool {
+	if c.n++; c.n%closedBillsCheck == 0 && c.err == nil {
+		c.err = c.ctx.Err()
+	}
+	if c.err != nil || !c.rows.Next() {
+		return false
+	}
+	// Scanning into RawBytes reuses one buffer for every id.
+	if err := c.rows.Scan(&c.billID, &c.lastUpdated); err != nil {
+		c.err = err
+		return false
+	}
+	return true
+}
+
+// BillID is the current bill's id, valid until the next call of Next.
+func (c *ClosedBills) BillID() []byte { return c.billID }
+
+// LastUpdated is the current bill's last_updated, in Unix seconds.
+func (c *ClosedBills) LastUpdated() int64 { return c.lastUpdated }
+
+// Err returns the error that ended the read early, if any.
+func (c *ClosedBills) Err() error {
+	err := c.err
+	if err == nil {
+		err = c.rows.Err()
+	}
+	if err != nil {
+		return fmt.Errorf("list closed bills: %w", err)
+	}
+	return nil
+}
+
+// Close ends the read.
+func (c *ClosedBills) Close() error { return c.rows.Close() }
 
 // GetBill returns one bill by id, in any status, or ErrNotFound.
 func (tx *Tx) GetBill(billID string) (Bill, error) {
