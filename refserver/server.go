@@ -331,6 +331,16 @@ func New(cfg Config) (*Server, error) {
 		startCheck = store.DefaultForegroundCheck
 	}
 	tracer, meter := cfg.telemetry()
+	if tracer != nil {
+		// What New writes (migrations, the demo fixture) is one trace.
+		var span trace.Span
+		ctx, span = tracer.Start(ctx, "refserver start", trace.WithSpanKind(trace.SpanKindInternal))
+		defer span.End()
+	}
+	// Calls to POSes carry the trace context of the job run that makes
+	// them (webhook deliveries too: their dispatcher wraps its own
+	// transport).
+	callOut := outbound.WithTraceContext(cfg.HTTPClient, cfg.Propagator)
 	if s.tel, err = api.NewTelemetry(tracer, cfg.Propagator, meter); err != nil {
 		return nil, fmt.Errorf("refserver: telemetry: %w", err)
 	}
@@ -342,17 +352,18 @@ func New(cfg Config) (*Server, error) {
 	s.snapshots = sim.NewSnapshots(db, cfg.DBPath, s.clock.Now)
 	s.demoPOS = sim.NewDemoPOSHandler(cfg.AdminKey, db, cfg.Logger)
 	s.orders = outbound.NewOrderDispatcher(outbound.OrderConfig{
-		DB: db, Now: s.clock.Now, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
+		DB: db, Now: s.clock.Now, HTTPClient: callOut, Logger: cfg.Logger,
 		RetryBase: cfg.OrderRetryBase, RetryMax: cfg.OrderRetryMax, Meter: meter, Tracer: tracer,
 	})
 	s.monitor = outbound.NewMonitor(outbound.MonitorConfig{
-		DB: db, Now: s.clock.Now, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
+		DB: db, Now: s.clock.Now, HTTPClient: callOut, Logger: cfg.Logger,
 		HealthInterval: cfg.POSHealthInterval, MenuSyncInterval: cfg.MenuSyncInterval, Tracer: tracer,
 	})
 	s.webhookSecrets = seal.New(cfg.AdminKey, rules.WebhookSealPurpose)
 	s.webhooks = outbound.NewWebhookDispatcher(outbound.WebhookConfig{
 		DB: db, Now: s.clock.Now, Real: s.clock.Real, HTTPClient: cfg.HTTPClient, Logger: cfg.Logger,
-		Secrets: s.webhookSecrets, Timeout: cfg.WebhookTimeout, AllowLinkLocal: cfg.AllowLinkLocalWebhooks, Meter: meter, Tracer: tracer,
+		Secrets: s.webhookSecrets, Timeout: cfg.WebhookTimeout, AllowLinkLocal: cfg.AllowLinkLocalWebhooks,
+		Meter: meter, Tracer: tracer, Propagator: cfg.Propagator,
 	})
 	s.tokens = api.NewTokens(db, s.clock.Now)
 	s.api = api.NewResponder(s.log, s.clock.Now, s.tokens)

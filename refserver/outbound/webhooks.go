@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hospo-dev/hospo-go/events"
@@ -78,6 +79,9 @@ type WebhookConfig struct {
 	Meter metric.Meter
 	// Tracer, when set, traces each try (DispatcherConfig.Tracer).
 	Tracer trace.Tracer
+	// Propagator, when set, puts the trace context of the try in each
+	// delivery's headers (WithTraceContext).
+	Propagator propagation.TextMapPropagator
 }
 
 // webhookPolicy is how deliveries are retried: every failure may pass.
@@ -100,6 +104,9 @@ func NewWebhookDispatcher(cfg WebhookConfig) *Dispatcher {
 	hc := &http.Client{
 		Transport:     webhookTransport(cfg.HTTPClient.Transport, cfg.AllowLinkLocal),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	if cfg.Propagator != nil {
+		hc = WithTraceContext(hc, cfg.Propagator)
 	}
 	return NewDispatcher(DispatcherConfig{
 		Name:        "webhook dispatcher",

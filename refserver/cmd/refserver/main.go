@@ -9,8 +9,11 @@
 // running one needs its own -addr, -tls-addr and -db; when an address is
 // taken, the error names the flag and a free address to give it. With
 // -metrics it serves its metrics in the Prometheus text format on a
-// listener of their own (loopback only, unless -metrics-public). It runs the garbage
-// collector at GOGC=400 unless GOGC is set in the environment.
+// listener of their own (loopback only, unless -metrics-public). With
+// OTEL_EXPORTER_OTLP_ENDPOINT and the other standard OpenTelemetry
+// variables set, it exports traces and metrics over OTLP/HTTP (otlp.go).
+// It runs the garbage collector at GOGC=400 unless GOGC is set in the
+// environment.
 package main
 
 import (

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -83,6 +84,14 @@ func TestMetricsFlagServesPrometheusText(t *testing.T) {
 		}
 	}
 	want("http_server_active_requests", "gauge")
+	// The Go runtime's and the process's own, beside the server's.
+	want("go_goroutine_count", "gauge")
+	want("go_memory_used", "gauge")
+	if runtime.GOOS == "linux" {
+		want("process_cpu_time_seconds_total", "counter")
+		want("process_memory_usage", "gauge")
+		want("process_unix_file_descriptor_count", "gauge")
+	}
 	want("refserver_store_write_queue", "gauge")
 	batch := want("refserver_store_write_batch_size", "histogram")
 	if v := batch.value("refserver_store_write_batch_size_count"); v < 1 {

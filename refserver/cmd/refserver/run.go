@@ -201,7 +201,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		}
 	}
 
-	metrics, err := listenMetrics(o, logger)
+	otlp, err := startOTLP(ctx, os.Getenv, logger)
+	if err != nil {
+		return err
+	}
+	defer otlp.shutdown(context.WithoutCancel(ctx)) // after the server: its last spans go too
+	metrics, err := listenMetrics(o, logger, otlp.metricReaders(), otlp.res)
 	if err != nil {
 		return err
 	}
@@ -227,6 +232,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		AdminHosts:             o.adminHosts,
 		StartCheckBytes:        o.startCheckBytes,
 		MeterProvider:          metrics.provider(),
+		TracerProvider:         otlp.tracerProvider(),
 	})
 	if err != nil {
 		return err
