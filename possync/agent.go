@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/wake"
 )
 
 // Defaults of AgentConfig. The poll and heartbeat intervals are the ones the
@@ -164,7 +165,12 @@ type Agent struct {
 	wakeSend    chan struct{}
 	wakePersist chan struct{}
 	progress    chan struct{}
-	pollNow     chan struct{}
+	pollNow     wake.Signal
+
+	// The payments polls, for WaitPayments (agent_wait.go): pollGen
+	// numbers them as they start; paymentWaiters are the calls waiting.
+	pollGen        uint64
+	paymentWaiters map[*paymentWaiter]struct{}
 }
 
 // entry is the newest state of one check that is still to be delivered.
@@ -206,7 +212,7 @@ func NewAgent(api API, cfg AgentConfig) (*Agent, error) {
 		wakeSend:    make(chan struct{}, 1),
 		wakePersist: make(chan struct{}, 1),
 		progress:    make(chan struct{}, 1),
-		pollNow:     make(chan struct{}, 1),
+		pollNow:     wake.NewSignal(),
 	}
 	if st := cfg.Store; st != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
@@ -321,7 +327,7 @@ func (a *Agent) Push(check *Check) error {
 // PollNow asks for a payments poll without waiting for the next interval
 // (after the POS has opened a check's payment screen, say). It does not
 // block; polls already asked for are not repeated.
-func (a *Agent) PollNow() { signal(a.pollNow) }
+func (a *Agent) PollNow() { a.pollNow.Wake() }
 
 // Run delivers checks, polls payments and sends heartbeats until ctx is
 // cancelled. It sends a heartbeat and polls at once, then at their

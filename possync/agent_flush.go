@@ -107,12 +107,16 @@ func (a *Agent) settleWaitersLocked(n int64, gen uint64, refusal error) {
 	}
 }
 
-// releaseWaitersLocked wakes every Flush call once the agent has stopped;
-// each reports what is still undelivered. The caller holds a.mu and has
-// set a.closed.
+// releaseWaitersLocked wakes every Flush and WaitPayments call once the
+// agent has stopped; each reports what is still undone. The caller holds
+// a.mu and has set a.closed.
 func (a *Agent) releaseWaitersLocked() {
 	for w := range a.waiters {
 		close(w.done)
 		delete(a.waiters, w)
+	}
+	for w := range a.paymentWaiters {
+		close(w.done)
+		delete(a.paymentWaiters, w)
 	}
 }

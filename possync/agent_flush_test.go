@@ -291,3 +291,15 @@ func TestFlushWhenTheAgentStops(t *testing.T) {
 		t.Errorf("Flush while Close: %v, want ErrAgentClosed", err)
 	}
 }
+
+// WaitPayments on an agent that has stopped says so at once.
+func TestWaitPaymentsOnAStoppedAgent(t *testing.T) {
+	t.Parallel()
+	a := newMockAgent(t, &pushMock{arrived: make(chan string, 1)}, AgentConfig{LocationID: 1, SavePayment: func(context.Context, int64, PaymentNotification) error { return nil }})
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.WaitPayments(context.Background(), 7); !errors.Is(err, ErrAgentClosed) {
+		t.Fatalf("WaitPayments = %v, want ErrAgentClosed", err)
+	}
+}

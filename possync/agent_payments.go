@@ -6,27 +6,23 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/hospo-dev/hospo-go/internal/wake"
 )
 
 // pollLoop polls for payments at once, then every PollInterval (jittered),
 // or sooner when PollNow asks, until ctx is cancelled.
 func (a *Agent) pollLoop(ctx context.Context) {
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-timer.C:
-		case <-a.pollNow:
-		}
+	wake.Loop(ctx, a.pollNow, func(ctx context.Context) time.Duration {
 		a.pollOnce(ctx)
-		timer.Reset(jitter(a.cfg.PollInterval))
-	}
+		return jitter(a.cfg.PollInterval)
+	})
 }
 
-// pollOnce fetches the unaccepted payments and settles them oldest first.
+// pollOnce fetches the unaccepted payments and settles them oldest first,
+// then tells the payment waiters what the poll came to.
 func (a *Agent) pollOnce(ctx context.Context) {
+	gen := a.startPoll()
 	rctx, cancel := context.WithTimeout(ctx, a.cfg.RequestTimeout)
 	checks, err := a.api.Payments(rctx, a.cfg.LocationID)
 	cancel()
@@ -35,6 +31,7 @@ func (a *Agent) pollOnce(ctx context.Context) {
 			a.recordError(err)
 			a.log.Warn("payments poll failed", "err", err)
 		}
+		a.pollDone(gen, nil, false)
 		return
 	}
 	a.mu.Lock()
@@ -54,12 +51,13 @@ func (a *Agent) pollOnce(ctx context.Context) {
 	}
 	// Payment ids grow with time, so this is oldest first across checks.
 	slices.SortFunc(all, func(x, y pending) int { return cmp.Compare(x.p.PaymentID, y.p.PaymentID) })
+	unsettled := map[int64]bool{}
 	for _, x := range all {
-		if ctx.Err() != nil {
-			return
+		if ctx.Err() != nil || !a.settlePayment(ctx, x.checkNumber, x.p) {
+			unsettled[x.p.PaymentID] = true
 		}
-		a.settlePayment(ctx, x.checkNumber, x.p)
 	}
+	a.pollDone(gen, unsettled, true)
 }
 
 // settlePayment saves a payment on the POS (unless it is known to be saved
@@ -67,7 +65,8 @@ func (a *Agent) pollOnce(ctx context.Context) {
 // accepted before SavePayment has returned nil for it, and, once saved, it
 // is remembered (in the Store when there is one) until accepted, so a
 // failed accept or a restart does not save it twice.
-func (a *Agent) settlePayment(ctx context.Context, checkNumber int64, p PaymentNotification) {
+// It reports whether the payment was accepted.
+func (a *Agent) settlePayment(ctx context.Context, checkNumber int64, p PaymentNotification) bool {
 	log := a.log.With("paymentId", p.PaymentID, "checkNumber", checkNumber)
 	a.mu.Lock()
 	_, saved := a.saved[p.PaymentID]
@@ -76,7 +75,7 @@ func (a *Agent) settlePayment(ctx context.Context, checkNumber int64, p PaymentN
 		if err := a.cfg.SavePayment(ctx, checkNumber, p); err != nil {
 			a.recordError(err)
 			log.Warn("SavePayment failed; the payment stays for the next poll", "err", err)
-			return
+			return false
 		}
 		a.mu.Lock()
 		a.saved[p.PaymentID] = struct{}{}
@@ -101,7 +100,7 @@ func (a *Agent) settlePayment(ctx context.Context, checkNumber int64, p PaymentN
 			a.recordError(err)
 			log.Warn("accept-payment failed; will accept on a later poll", "err", err)
 		}
-		return
+		return false
 	}
 	a.mu.Lock()
 	delete(a.saved, p.PaymentID)
@@ -114,6 +113,7 @@ func (a *Agent) settlePayment(ctx context.Context, checkNumber int64, p PaymentN
 		}
 	}
 	log.Info("payment accepted")
+	return true
 }
 
 // forgetSettled drops the saved-payment records of payments that the poll
@@ -151,15 +151,8 @@ func (a *Agent) forgetSettled(checks map[int64][]PaymentNotification) {
 // interval), since a location without a fresh heartbeat cannot take
 // payments.
 func (a *Agent) heartbeatLoop(ctx context.Context) {
-	timer := time.NewTimer(0)
-	defer timer.Stop()
 	failures := 0
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-timer.C:
-		}
+	wake.Loop(ctx, nil, func(ctx context.Context) time.Duration {
 		rctx, cancel := context.WithTimeout(ctx, a.cfg.RequestTimeout)
 		_, err := a.api.Heartbeat(rctx, a.cfg.LocationID)
 		cancel()
@@ -171,15 +164,15 @@ func (a *Agent) heartbeatLoop(ctx context.Context) {
 			a.stats.LastHeartbeat = time.Now()
 			a.mu.Unlock()
 		case ctx.Err() != nil:
-			return
+			// Stopping: the loop ends with ctx.
 		default:
 			failures++
 			next = min(a.backoffDelay(failures, retryAfter(err)), next)
 			a.recordError(err)
 			a.log.Warn("heartbeat failed", "err", err, "retryIn", next)
 		}
-		timer.Reset(next)
-	}
+		return next
+	})
 }
 
 // jitter returns d moved randomly by up to 10% either way.

@@ -74,8 +74,10 @@
 // DrainTimeout unless the service is failing, writes what is left to the
 // Store and returns. Flush waits until the checks pushed so far have been
 // delivered (for a script or a test that reads them back, or a POS closing
-// for the night), and says which the service refused. Stats reports what
-// the agent has done, on one line when printed.
+// for the night), and says which the service refused. WaitPayments waits
+// until given payments, or every payment due, are saved and accepted, and
+// WaitIdle until both. Stats reports what the agent has done, on one line
+// when printed.
 //
 // Pushes go without an Idempotency-Key: a push carries the check's whole
 // state and the agent never has two sends of one check in flight, so

@@ -11,6 +11,8 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/events"
 	"github.com/hospo-dev/hospo-go/fulfillment"
+	"github.com/hospo-dev/hospo-go/possync"
+	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/sandbox"
 )
@@ -19,6 +21,17 @@ import (
 // and reads the outcome at once: enough that a clock call answering
 // before the work it made due would show.
 const rounds = 100
+
+// startFrozenSandbox starts a sandbox whose real time stands still, so
+// that its virtual clock moves only when advanced: a retry due a second
+// after a failure comes due by the advance past it, never by the time a
+// busy machine takes between two calls.
+func startFrozenSandbox(t *testing.T) (*refservertest.Env, *sandbox.Service) {
+	t.Helper()
+	frozen := time.Now()
+	env := refservertest.Start(t, func(c *refserver.Config) { c.Now = func() time.Time { return frozen } })
+	return env, sandbox.NewService(env.Client(t, client.WithAdminKey(env.AdminKey)))
+}
 
 // AdvanceClock answers once the diners' round it made due has committed:
 // the payments are in the POS's poll right after it, with no waiting.
@@ -38,6 +51,63 @@ func TestE2EAdvanceClockWaitsForDiners(t *testing.T) {
 		}
 		if amounts, _ := pendingOf(t, v, i); len(amounts) != 1 || amounts[0] != "5.00" {
 			t.Fatalf("round %d: check %d has payments %v right after the advance, want one of 5.00", i, i, amounts)
+		}
+	}
+}
+
+// A POS agent waits for the payments an advance made: the diners' round
+// is paid by the time AdvanceClock returns, and WaitPayments returns once
+// the agent has saved and accepted it.
+func TestE2EAgentWaitsForTheDinersPayments(t *testing.T) {
+	t.Parallel()
+	env, sb := startSandbox(t)
+	ctx := context.Background()
+	v := env.NewVenue(t, refservertest.VenueConfig{Name: "Waiting Room"})
+	pos := &till{checks: map[int64]*possync.Check{}}
+	agent, err := possync.NewAgent(v.POS, possync.AgentConfig{
+		LocationID: v.ID, SavePayment: pos.save,
+		PollInterval: time.Hour, HeartbeatInterval: time.Hour,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos.agent = agent
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- agent.Run(runCtx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	if _, err := sb.SetDiners(ctx, v.ID, sandbox.DinersRequest{EverySeconds: 60, Split: 2}); err != nil {
+		t.Fatal(err)
+	}
+	wctx, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	for i := int64(1); i <= 5; i++ {
+		v.Heartbeat(t)
+		check := v.OpenCheck(i, "9.00")
+		check.LocationID = v.ID
+		pos.mu.Lock()
+		pos.checks[i] = check.Clone()
+		pos.mu.Unlock()
+		if err := agent.Push(check.Clone()); err != nil {
+			t.Fatal(err)
+		}
+		if err := agent.WaitIdle(wctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sb.AdvanceClock(ctx, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if err := agent.WaitPayments(wctx); err != nil {
+			t.Fatal(err)
+		}
+		if saved := pos.savedPayments(); len(saved) != int(2*i) {
+			t.Fatalf("round %d: the POS saved %d payments, want %d", i, len(saved), 2*i)
+		}
+		if amounts, _ := pendingOf(t, v, i); len(amounts) != 0 {
+			t.Fatalf("round %d: payments %v still wait for the POS", i, amounts)
 		}
 	}
 }
@@ -64,7 +134,7 @@ func TestE2EAdvanceClockWaitsForWebhookRetries(t *testing.T) {
 	}))
 	defer receiver.Close()
 
-	env, sb := startSandbox(t)
+	env, sb := startFrozenSandbox(t)
 	ctx := context.Background()
 	v := env.NewVenue(t, refservertest.VenueConfig{Name: "Retry Bar"})
 	hooks := events.NewService(env.Client(t, client.WithAPIKey(v.NewAPIKey(t))))
@@ -106,7 +176,7 @@ func TestE2EAdvanceClockWaitsForWebhookRetries(t *testing.T) {
 // order is accepted right after the advance past the 1 s backoff.
 func TestE2EAdvanceClockWaitsForOrderResends(t *testing.T) {
 	t.Parallel()
-	env, sb := startSandbox(t)
+	env, sb := startFrozenSandbox(t)
 	ctx := context.Background()
 	v := env.NewVenue(t, refservertest.VenueConfig{Name: "Resend Kitchen"})
 	if _, err := sb.SetDemoPOS(ctx, v.ID, sandbox.DemoPOSRequest{Mode: sandbox.DemoPOSAccept}); err != nil {

@@ -120,11 +120,18 @@ func TestE2EPayCheckReachesTheAgent(t *testing.T) {
 	if p.Amount != money("42.50") || p.Tip != money("4.25") || p.Status != wallet.PaymentPending || p.CheckNumber != 31 {
 		t.Fatalf("payment = %+v", p)
 	}
-	agent.PollNow()
-	sdktest.Eventually(t, "the payment to be saved, accepted and the check pushed again", func() bool {
-		st := agent.Stats()
-		return st.PaymentsAccepted == 1 && st.Sent == 2 && st.Queued == 0
-	})
+	wctx, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	if err := agent.WaitPayments(wctx, p.PaymentID); err != nil {
+		t.Fatal(err)
+	}
+	// Saving the payment pushed the check again; now that is sent too.
+	if err := agent.WaitIdle(wctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := agent.Stats(); st.PaymentsAccepted != 1 || st.Sent != 2 || st.Queued != 0 {
+		t.Errorf("stats after the waits: %+v, want 1 payment accepted and 2 checks sent", st)
+	}
 	saved := pos.savedPayments()
 	if len(saved) != 1 || saved[0].PaymentID != p.PaymentID || saved[0].PaymentExTip != money("42.50") || saved[0].Tip != money("4.25") {
 		t.Errorf("saved = %+v, want the diner's payment", saved)
