@@ -23,7 +23,6 @@ func (s *Service) PublicURLs(ctx context.Context, opts ...client.Option) (Public
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/sandbox/public-urls",
-		Path:   "sandbox/public-urls",
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
 	return out, err
@@ -40,7 +39,6 @@ func (s *Service) SetPublicURLs(ctx context.Context, u PublicURLs, opts ...clien
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPut,
 		Route:  "/sandbox/public-urls",
-		Path:   "sandbox/public-urls",
 		Body:   u,
 		Auth:   client.AuthAdminKey,
 	}, &out, opts...)
