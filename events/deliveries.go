@@ -54,8 +54,8 @@ type DeliveryQuery struct {
 	Limit int
 }
 
-// deliveriesResponse is the body of the deliveries list.
-type deliveriesResponse struct {
+// DeliveriesResponse is the body of the deliveries list.
+type DeliveriesResponse struct {
 	Deliveries  []Delivery         `json:"deliveries"`
 	RequestInfo client.RequestInfo `json:"requestInfo"`
 }
@@ -75,7 +75,7 @@ func (s *Service) ListDeliveries(ctx context.Context, webhookID string, q Delive
 	if q.Limit > 0 {
 		v.Set("limit", strconv.Itoa(q.Limit))
 	}
-	var out deliveriesResponse
+	var out DeliveriesResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/v1/webhooks/{webhookId}/deliveries",

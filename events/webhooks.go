@@ -137,8 +137,8 @@ func (s *Service) CreateWebhook(ctx context.Context, req CreateWebhookRequest, o
 	return &out, nil
 }
 
-// webhooksResponse is the body of GET /v1/webhooks.
-type webhooksResponse struct {
+// WebhooksResponse is the body of GET /v1/webhooks.
+type WebhooksResponse struct {
 	Webhooks    []Webhook          `json:"webhooks"`
 	RequestInfo client.RequestInfo `json:"requestInfo"`
 }
@@ -147,7 +147,7 @@ type webhooksResponse struct {
 //
 // GET /v1/webhooks
 func (s *Service) ListWebhooks(ctx context.Context, opts ...client.Option) ([]Webhook, error) {
-	var out webhooksResponse
+	var out WebhooksResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/v1/webhooks",

@@ -3,18 +3,11 @@ package refserver
 import (
 	"net/http"
 
-	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
-
-// locationResponse is the body of GET /v1/location/{id}.
-type locationResponse struct {
-	Location    wallet.Location    `json:"location"`
-	RequestInfo client.RequestInfo `json:"requestInfo"`
-}
 
 // handleGetLocation serves GET /v1/location/{locationId}
 // (rules.GetLocation): the location's public details, needing no
@@ -26,6 +19,6 @@ func (s *Server) handleGetLocation(r *http.Request) (api.Read, error) {
 	}
 	return func(tx *store.Tx) (any, error) {
 		loc, err := rules.GetLocation(tx, id)
-		return locationResponse{Location: loc, RequestInfo: s.api.Info(r)}, err
+		return wallet.LocationResponse{Location: loc, RequestInfo: s.api.Info(r)}, err
 	}, nil
 }

@@ -3,18 +3,11 @@ package refserver
 import (
 	"net/http"
 
-	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
-
-// paymentResponse is the body of both payment endpoints.
-type paymentResponse struct {
-	Payment     wallet.Payment     `json:"payment"`
-	RequestInfo client.RequestInfo `json:"requestInfo"`
-}
 
 // handleCreatePayment serves POST /payments/v1/payment (rules.CreatePayment).
 func (s *Server) handleCreatePayment(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
@@ -32,7 +25,7 @@ func (s *Server) handleCreatePayment(_ http.ResponseWriter, r *http.Request) (ap
 		if err != nil {
 			return nil, err
 		}
-		return paymentResponse{Payment: p, RequestInfo: s.api.Info(r)}, nil
+		return wallet.PaymentResponse{Payment: p, RequestInfo: s.api.Info(r)}, nil
 	}, nil
 }
 
@@ -44,6 +37,6 @@ func (s *Server) handleGetPayment(r *http.Request) (api.Read, error) {
 	}
 	return func(tx *store.Tx) (any, error) {
 		p, err := rules.GetPayment(tx, api.RequestFrom(r.Context()).Principal().UserID, id)
-		return paymentResponse{Payment: p, RequestInfo: s.api.Info(r)}, err
+		return wallet.PaymentResponse{Payment: p, RequestInfo: s.api.Info(r)}, err
 	}, nil
 }

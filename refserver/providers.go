@@ -33,12 +33,6 @@ func (s sandboxAPI) handleProviderBPublicKey(w http.ResponseWriter, r *http.Requ
 	s.api.JSON(w, r, http.StatusOK, wallet.ProviderBKeyResponse{JWK: jwk})
 }
 
-// providerDKeyResponse is the body of GET /v2/payment/providerD/keys.
-type providerDKeyResponse struct {
-	wallet.ProviderDKey
-	RequestInfo client.RequestInfo `json:"requestInfo"`
-}
-
 // Every answer of GET /v2/payment/providerD/keys is a new RSA-2048 key
 // pair. The keys are made ahead of time, providerDKeyPool of them, by one
 // background worker (sim.KeyPool), so a call costs the server no key
@@ -95,7 +89,7 @@ func (s *Server) handleProviderDKeys(w http.ResponseWriter, r *http.Request) {
 	}
 	jwk := wallet.NewJWK(&priv.PublicKey, kid, "enc")
 	jwk.Alg = "RSA-OAEP-256"
-	s.api.JSON(w, r, http.StatusOK, providerDKeyResponse{
+	s.api.JSON(w, r, http.StatusOK, wallet.ProviderDKeyResponse{
 		ProviderDKey: wallet.ProviderDKey{
 			Key:             wallet.ProviderDKeyInfo{KeyID: kid, JWK: jwk},
 			TokenisationURI: s.PublicURLs().TLSURL + providerDTokenisePath,

@@ -5,10 +5,12 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // sandboxAPI serves the sandbox's own endpoints: the admin API and the
@@ -61,17 +63,12 @@ func (s sandboxAPI) handleCreateAPIKey(_ http.ResponseWriter, r *http.Request) (
 	return func(tx *store.Tx) (any, error) { return rules.CreateAPIKey(tx, req) }, nil
 }
 
-type clockResponse struct {
-	ServerTime    int64 `json:"serverTime"`
-	OffsetSeconds int64 `json:"offsetSeconds"`
-}
-
 // handleGetClock is GET /sandbox/clock. The clock is in memory: the Read
 // only answers.
 func (s sandboxAPI) handleGetClock(*http.Request) (api.Read, error) {
 	return func(*store.Tx) (any, error) {
-		return clockResponse{
-			ServerTime:    s.clock.Now().Unix(),
+		return sandbox.Clock{
+			ServerTime:    client.UnixTime{Time: s.clock.Now()},
 			OffsetSeconds: int64(s.clock.Offset() / time.Second),
 		}, nil
 	}, nil
@@ -112,8 +109,8 @@ func (s sandboxAPI) handleAdvanceClock(_ http.ResponseWriter, r *http.Request) (
 			s.clock.SetOffset(next)
 			s.catchUp(r.Context())
 		})
-		return clockResponse{
-			ServerTime:    tx.Now().Add(step).Unix(),
+		return sandbox.Clock{
+			ServerTime:    client.UnixTime{Time: tx.Now().Add(step)},
 			OffsetSeconds: int64(next / time.Second),
 		}, nil
 	}, nil
@@ -152,14 +149,10 @@ func (s sandboxAPI) handleReset(_ http.ResponseWriter, r *http.Request) (api.Wri
 	}, nil
 }
 
-type faultsResponse struct {
-	Faults []sim.Fault `json:"faults"`
-}
-
 // handleListFaults is GET /sandbox/faults: the active faults, which live
 // in memory (the Read only answers).
 func (s sandboxAPI) handleListFaults(*http.Request) (api.Read, error) {
-	return func(*store.Tx) (any, error) { return faultsResponse{Faults: s.faults.List()}, nil }, nil
+	return func(*store.Tx) (any, error) { return sandbox.FaultList{Faults: s.faults.List()}, nil }, nil
 }
 
 // handleAddFault is POST /sandbox/faults (rules.NewFault).

@@ -11,16 +11,10 @@ import (
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/sandbox"
-	"github.com/hospo-dev/hospo-go/wallet"
 )
 
 // The sandbox plays the other side (contract.md section 9): a diner who
 // pays, diners on a timer, and the demo universal POS's modes.
-
-// payCheckResponse is the answer to a diner's payment.
-type payCheckResponse struct {
-	Payment wallet.Payment `json:"payment"`
-}
 
 // handlePayCheck is POST
 // /sandbox/locations/{locationId}/checks/{checkNumber}/payments
@@ -49,7 +43,7 @@ func (s sandboxAPI) handlePayCheck(_ http.ResponseWriter, r *http.Request) (api.
 		if err != nil {
 			return nil, err
 		}
-		return payCheckResponse{Payment: p}, nil
+		return sandbox.PayCheckResponse{Payment: p}, nil
 	}, nil
 }
 

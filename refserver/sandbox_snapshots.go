@@ -11,6 +11,7 @@ import (
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
+	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // The sandbox's snapshots (contract.md section 9): copies of the whole
@@ -36,17 +37,13 @@ func (s sandboxAPI) handleCreateSnapshot(_ http.ResponseWriter, r *http.Request)
 	return func(*store.Tx) (any, error) { return snap, nil }, nil
 }
 
-type snapshotsResponse struct {
-	Snapshots []sim.Snapshot `json:"snapshots"`
-}
-
 // handleListSnapshots is GET /sandbox/snapshots: every snapshot, oldest
 // first. The snapshots are files beside the database: the Read only
 // answers.
 func (s sandboxAPI) handleListSnapshots(*http.Request) (api.Read, error) {
 	return func(*store.Tx) (any, error) {
 		list, err := s.snapshots.List()
-		return snapshotsResponse{Snapshots: list}, err
+		return sandbox.SnapshotList{Snapshots: list}, err
 	}, nil
 }
 

@@ -15,18 +15,6 @@ import (
 	"github.com/hospo-dev/hospo-go/wallet"
 )
 
-// walletResponse is the body of a card insert.
-type walletResponse struct {
-	Wallet      []wallet.Card      `json:"wallet"`
-	RequestInfo client.RequestInfo `json:"requestInfo"`
-}
-
-// userResponse is the body of GET /v1/user/me.
-type userResponse struct {
-	User        wallet.User        `json:"user"`
-	RequestInfo client.RequestInfo `json:"requestInfo"`
-}
-
 // handleGetUser serves GET /v1/user/me?scope=wallet (rules.GetWallet).
 // scope may be absent (the wallet is included anyway: it is the only part
 // of the user there is); any other scope is a 400003.
@@ -40,7 +28,7 @@ func (s *Server) handleGetUser(r *http.Request) (api.Read, error) {
 	}
 	return func(tx *store.Tx) (any, error) {
 		u, err := rules.GetWallet(tx, api.RequestFrom(r.Context()).Principal().UserID)
-		return userResponse{User: u, RequestInfo: s.api.Info(r)}, err
+		return wallet.UserResponse{User: u, RequestInfo: s.api.Info(r)}, err
 	}, nil
 }
 
@@ -68,7 +56,7 @@ func (s *Server) handleCardInsert(_ http.ResponseWriter, r *http.Request) (api.W
 		if err != nil {
 			return nil, err
 		}
-		return walletResponse{Wallet: cards, RequestInfo: s.api.Info(r)}, nil
+		return wallet.WalletResponse{Wallet: cards, RequestInfo: s.api.Info(r)}, nil
 	}, nil
 }
 

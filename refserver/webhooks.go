@@ -19,16 +19,6 @@ import (
 // Each handler acts on the calling key's own webhooks; another key's is a
 // 404001, the same as an unknown one.
 
-type webhookListResponse struct {
-	Webhooks    []events.Webhook   `json:"webhooks"`
-	RequestInfo client.RequestInfo `json:"requestInfo"`
-}
-
-type deliveryListResponse struct {
-	Deliveries  []events.Delivery  `json:"deliveries"`
-	RequestInfo client.RequestInfo `json:"requestInfo"`
-}
-
 // accepted is the empty object of a 202.
 type accepted struct{}
 
@@ -58,7 +48,7 @@ func (s *Server) handleCreateWebhook(_ http.ResponseWriter, r *http.Request) (ap
 func (s *Server) handleListWebhooks(r *http.Request) (api.Read, error) {
 	return func(tx *store.Tx) (any, error) {
 		hooks, err := rules.ListWebhooks(tx, api.RequestFrom(r.Context()).Principal().KeyID)
-		return webhookListResponse{Webhooks: hooks, RequestInfo: s.api.Info(r)}, err
+		return events.WebhooksResponse{Webhooks: hooks, RequestInfo: s.api.Info(r)}, err
 	}, nil
 }
 
@@ -109,7 +99,7 @@ func (s *Server) handleListDeliveries(r *http.Request) (api.Read, error) {
 	return func(tx *store.Tx) (any, error) {
 		list, err := rules.ListDeliveries(tx, api.RequestFrom(r.Context()).Principal().KeyID,
 			chi.URLParam(r, "webhookId"), status, limit)
-		return deliveryListResponse{Deliveries: list, RequestInfo: s.api.Info(r)}, err
+		return events.DeliveriesResponse{Deliveries: list, RequestInfo: s.api.Info(r)}, err
 	}, nil
 }
 

@@ -30,9 +30,7 @@ type PayCheckRequest struct {
 //
 // POST /sandbox/locations/{locationId}/checks/{checkNumber}/payments
 func (s *Service) PayCheck(ctx context.Context, locationID, checkNumber int64, req PayCheckRequest, opts ...client.Option) (wallet.Payment, error) {
-	var out struct {
-		Payment wallet.Payment `json:"payment"`
-	}
+	var out PayCheckResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Route:  "/sandbox/locations/{locationId}/checks/{checkNumber}/payments",
@@ -44,6 +42,11 @@ func (s *Service) PayCheck(ctx context.Context, locationID, checkNumber int64, r
 		return wallet.Payment{}, err
 	}
 	return out.Payment, nil
+}
+
+// PayCheckResponse is the body of a diner's payment (PayCheck).
+type PayCheckResponse struct {
+	Payment wallet.Payment `json:"payment"`
 }
 
 // DinersRequest is the body of PUT /sandbox/locations/{locationId}/diners.

@@ -54,8 +54,8 @@ type FaultRequest struct {
 	AfterCommit bool `json:"afterCommit,omitempty"`
 }
 
-// faultList is the body of GET /sandbox/faults.
-type faultList struct {
+// FaultList is the body of GET /sandbox/faults.
+type FaultList struct {
 	Faults []Fault `json:"faults"`
 }
 
@@ -63,7 +63,7 @@ type faultList struct {
 //
 // GET /sandbox/faults
 func (s *Service) Faults(ctx context.Context, opts ...client.Option) ([]Fault, error) {
-	var out faultList
+	var out FaultList
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/sandbox/faults",

@@ -64,8 +64,8 @@ func (s *Service) CreateSnapshot(ctx context.Context, name string, opts ...clien
 	return out, nil
 }
 
-// snapshotList is the body of GET /sandbox/snapshots.
-type snapshotList struct {
+// SnapshotList is the body of GET /sandbox/snapshots.
+type SnapshotList struct {
 	Snapshots []Snapshot `json:"snapshots"`
 }
 
@@ -73,7 +73,7 @@ type snapshotList struct {
 //
 // GET /sandbox/snapshots
 func (s *Service) Snapshots(ctx context.Context, opts ...client.Option) ([]Snapshot, error) {
-	var out snapshotList
+	var out SnapshotList
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/sandbox/snapshots",

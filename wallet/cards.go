@@ -124,14 +124,14 @@ func printable(s string) bool {
 	return true
 }
 
-// walletResponse is the body of a card insert.
-type walletResponse struct {
+// WalletResponse is the body of a card insert.
+type WalletResponse struct {
 	Wallet      []Card             `json:"wallet"`
 	RequestInfo client.RequestInfo `json:"requestInfo"`
 }
 
-// userResponse is the body of GET /v1/user/me.
-type userResponse struct {
+// UserResponse is the body of GET /v1/user/me.
+type UserResponse struct {
 	User        User               `json:"user"`
 	RequestInfo client.RequestInfo `json:"requestInfo"`
 }
@@ -141,7 +141,7 @@ type userResponse struct {
 //
 // POST /v3/user/me/wallet/card/insert
 func (s *Service) InsertCard(ctx context.Context, req InsertCardRequest, opts ...client.Option) ([]Card, error) {
-	var out walletResponse
+	var out WalletResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Route:  "/v3/user/me/wallet/card/insert",
@@ -158,7 +158,7 @@ func (s *Service) InsertCard(ctx context.Context, req InsertCardRequest, opts ..
 //
 // GET /v1/user/me?scope=wallet
 func (s *Service) GetWallet(ctx context.Context, opts ...client.Option) (User, error) {
-	var out userResponse
+	var out UserResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/v1/user/me",

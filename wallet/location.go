@@ -65,8 +65,8 @@ type UniversalPOS struct {
 	MenuSyncedAt *client.UnixTime `json:"menuSyncedAt"`
 }
 
-// locationResponse is the body of GET /v1/location/{id}.
-type locationResponse struct {
+// LocationResponse is the body of GET /v1/location/{id}.
+type LocationResponse struct {
 	Location    Location           `json:"location"`
 	RequestInfo client.RequestInfo `json:"requestInfo"`
 }
@@ -76,7 +76,7 @@ type locationResponse struct {
 //
 // GET /v1/location/{id}
 func (s *Service) GetLocation(ctx context.Context, locationID int64, opts ...client.Option) (Location, error) {
-	var out locationResponse
+	var out LocationResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/v1/location/{locationId}",

@@ -74,8 +74,8 @@ func (r CreatePaymentRequest) Validate() error {
 	return s.Err()
 }
 
-// paymentResponse is the body of the payment endpoints.
-type paymentResponse struct {
+// PaymentResponse is the body of the payment endpoints.
+type PaymentResponse struct {
 	Payment     Payment            `json:"payment"`
 	RequestInfo client.RequestInfo `json:"requestInfo"`
 }
@@ -96,7 +96,7 @@ type paymentResponse struct {
 //
 // POST /payments/v1/payment
 func (s *Service) CreatePayment(ctx context.Context, req CreatePaymentRequest, opts ...client.Option) (Payment, error) {
-	var out paymentResponse
+	var out PaymentResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
 		Route:  "/payments/v1/payment",
@@ -113,7 +113,7 @@ func (s *Service) CreatePayment(ctx context.Context, req CreatePaymentRequest, o
 //
 // GET /payments/v1/payment/{paymentId}
 func (s *Service) GetPayment(ctx context.Context, paymentID int64, opts ...client.Option) (Payment, error) {
-	var out paymentResponse
+	var out PaymentResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/payments/v1/payment/{paymentId}",

@@ -59,8 +59,8 @@ type ProviderDTokenResponse struct {
 	Token string `json:"token"`
 }
 
-// keyResponse is the body of GET /v2/payment/providerD/keys.
-type keyResponse struct {
+// ProviderDKeyResponse is the body of GET /v2/payment/providerD/keys.
+type ProviderDKeyResponse struct {
 	ProviderDKey
 	RequestInfo client.RequestInfo `json:"requestInfo"`
 }
@@ -83,7 +83,7 @@ var errProviderRedirect = errors.New("wallet: provider answered with a redirect;
 //
 // GET /v2/payment/providerD/keys
 func (s *Service) ProviderDKeys(ctx context.Context, opts ...client.Option) (ProviderDKey, error) {
-	var out keyResponse
+	var out ProviderDKeyResponse
 	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodGet,
 		Route:  "/v2/payment/providerD/keys",
