@@ -48,10 +48,10 @@ func (t *T) feedOf(v *vendor, types ...events.Type) []events.Event {
 		page, err := v.Events.ListEvents(t.ctx, q)
 		t.ok(err, "read the event feed")
 		out = append(out, page.Events...)
-		if len(page.Events) == 0 || page.NextCursor == q.After {
+		if len(page.Events) == 0 || page.NextCursor == nil || *page.NextCursor == q.After {
 			return out
 		}
-		q.After = page.NextCursor
+		q.After = *page.NextCursor
 	}
 	t.Fatalf("the event feed did not end within 100 pages")
 	return nil

@@ -53,8 +53,9 @@ type Page struct {
 	Events []Event `json:"events"`
 	// NextCursor is where the next page starts: pass it as
 	// FeedQuery.After. It can move on even when Events is empty (past
-	// events that Types filtered out).
-	NextCursor  string             `json:"nextCursor"`
+	// events that Types filtered out). It is nil (null on the wire) when
+	// nothing has been read yet: a first page without events.
+	NextCursor  *string            `json:"nextCursor"`
 	RequestInfo client.RequestInfo `json:"requestInfo"`
 }
 
@@ -292,7 +293,9 @@ func (f *Feed) page(ctx context.Context, wait time.Duration, yield func(Event, e
 		}
 		f.setCursor(ev.Cursor)
 	}
-	f.setCursor(p.NextCursor)
+	if p.NextCursor != nil {
+		f.setCursor(*p.NextCursor)
+	}
 	if len(p.Events) > 0 && f.Cursor() == q.After {
 		return len(p.Events), false, ErrFeedStuck
 	}

@@ -66,12 +66,15 @@ func (f *fakeFeed) respond(r *http.Request) (*http.Response, error) {
 	if ts := q.Get("types"); ts != "" {
 		types = strings.Split(ts, ",")
 	}
-	page := events.Page{Events: []events.Event{}, NextCursor: q.Get("after")}
+	page := events.Page{Events: []events.Event{}}
+	if after := q.Get("after"); after != "" {
+		page.NextCursor = &after
+	}
 	for _, ev := range f.events[start:] {
 		if len(page.Events) == limit {
 			break
 		}
-		page.NextCursor = ev.Cursor
+		page.NextCursor = &ev.Cursor
 		if types == nil || slices.Contains(types, string(ev.Type)) {
 			page.Events = append(page.Events, ev)
 		}
@@ -133,7 +136,7 @@ func TestListEvents(t *testing.T) {
 	if d := cmp.Diff(want, r.Query); d != "" {
 		t.Errorf("query (-want +got):\n%s", d)
 	}
-	if len(p.Events) != 1 || p.Events[0].Cursor != "c7" || p.NextCursor != "c7" || p.Events[0].LocationID != nil {
+	if len(p.Events) != 1 || p.Events[0].Cursor != "c7" || p.NextCursor == nil || *p.NextCursor != "c7" || p.Events[0].LocationID != nil {
 		t.Errorf("page = %+v", p)
 	}
 
@@ -264,7 +267,8 @@ func TestFeedFollow(t *testing.T) {
 		polls++
 		if polls == 1 {
 			f.add(events.TypeBillClosed)
-			b, _ := json.Marshal(events.Page{Events: f.events[2:], NextCursor: "c3"})
+			next := "c3"
+			b, _ := json.Marshal(events.Page{Events: f.events[2:], NextCursor: &next})
 			return sdktest.JSONResponse(200, string(b))
 		}
 		cancel()

@@ -7,17 +7,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/events"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
-
-type feedResponse struct {
-	rules.Feed
-	RequestInfo client.RequestInfo `json:"requestInfo"`
-}
 
 // handleEventFeed serves GET
 // /v1/events?after=&limit=&types=&wait= (rules.ReadFeed). With wait, a
@@ -71,7 +65,7 @@ func (s *Server) handleEventFeed(w http.ResponseWriter, r *http.Request) {
 		timeout = t.C
 	}
 	var (
-		out     feedResponse
+		out     events.Page
 		waiting bool // counted in s.feedWaits
 	)
 	defer func() {
@@ -87,7 +81,7 @@ func (s *Server) handleEventFeed(w http.ResponseWriter, r *http.Request) {
 		if timeout != nil {
 			ready, stop = s.db.WaitForEvents(match)
 		}
-		err := s.readFeed(r, p.KeyID, req, &out.Feed)
+		err := s.readFeed(r, p.KeyID, req, &out)
 		if err == nil && len(out.Events) == 0 && timeout != nil && !waiting {
 			if err = s.feedWaits.enter(p.KeyID); err == nil {
 				waiting = true
@@ -121,7 +115,7 @@ func (s *Server) handleEventFeed(w http.ResponseWriter, r *http.Request) {
 
 // readFeed reads a page of the feed into f, in a place under
 // Config.MaxInFlight.
-func (s *Server) readFeed(r *http.Request, keyID int64, req rules.FeedRequest, f *rules.Feed) error {
+func (s *Server) readFeed(r *http.Request, keyID int64, req rules.FeedRequest, f *events.Page) error {
 	release, ok := s.inFlight.Hold(r.Context())
 	if !ok {
 		return api.TooManyRequests(time.Second)

@@ -201,14 +201,6 @@ type FeedRequest struct {
 	Limit int
 }
 
-// Feed is a page of the feed: envelopes with their cursors set.
-// NextCursor resumes after its last event; on an empty page it is the
-// cursor the page was read after (null when there was none).
-type Feed struct {
-	Events     []events.Event `json:"events"`
-	NextCursor *string        `json:"nextCursor"`
-}
-
 // A cursor names the seq of an event, its creation time and a tag of its
 // id: "<seq>-<createdAt>-<tag>". The time tells a cursor older than the
 // retention apart from a new one without the event itself, which may be
@@ -293,28 +285,30 @@ func checkCursor(tx *store.Tx, c string) (int64, error) {
 // ReadFeed returns a page of the API key's feed (GET /v1/events): events
 // after req.After, oldest first, of the key's locations and its own pings.
 // A cursor the feed cannot go on from (checkCursor) is a 400003 whose
-// contextData says why.
-func ReadFeed(tx *store.Tx, keyID int64, req FeedRequest) (Feed, error) {
+// contextData says why. The page's NextCursor resumes after its last
+// event; on an empty page it is the cursor the page was read after, nil
+// when there was none. The caller sets RequestInfo.
+func ReadFeed(tx *store.Tx, keyID int64, req FeedRequest) (events.Page, error) {
 	q := store.FeedQuery{KeyID: keyID, Limit: req.Limit}
 	if req.After != "" {
 		seq, err := checkCursor(tx, req.After)
 		if err != nil {
-			return Feed{}, err
+			return events.Page{}, err
 		}
 		q.After = seq
 	}
 	if req.Types != nil {
 		b, err := json.Marshal(req.Types)
 		if err != nil {
-			return Feed{}, err
+			return events.Page{}, err
 		}
 		q.TypesJSON = string(b)
 	}
 	rows, err := tx.EventFeed(q)
 	if err != nil {
-		return Feed{}, err
+		return events.Page{}, err
 	}
-	f := Feed{Events: make([]events.Event, 0, len(rows))}
+	f := events.Page{Events: make([]events.Event, 0, len(rows))}
 	if req.After != "" {
 		f.NextCursor = &req.After
 	}
