@@ -52,6 +52,9 @@ type APIError struct {
 	// RetryAfter is the wait the server asked for with Retry-After (on a 429
 	// in particular); 0 when absent.
 	RetryAfter time.Duration
+	// Allow is the methods the path takes, from the Allow header of a 405
+	// (405001), such as ["GET"]; nil when absent.
+	Allow []string
 	// Method and Path are the call's HTTP method and URL path (never its
 	// query, which may carry the access token).
 	Method string
@@ -220,6 +223,7 @@ func decodeAPIError(status int, h http.Header, body []byte, redact func(string) 
 		HTTPStatus: status,
 		RequestID:  h.Get(HeaderRequestID),
 		RetryAfter: parseRetryAfter(h.Get("Retry-After"), time.Now()),
+		Allow:      parseAllow(h.Values("Allow")),
 	}
 	var eb errorBody
 	if err := json.Unmarshal(body, &eb); err == nil && eb.Code != 0 {
@@ -260,6 +264,20 @@ func snippet(body []byte, redact func(string) string) string {
 		return "(empty body)"
 	}
 	return "non-JSON error body: " + s
+}
+
+// parseAllow reads the methods of Allow headers ("GET, HEAD"), which may
+// come as one header or several.
+func parseAllow(vs []string) []string {
+	var methods []string
+	for _, v := range vs {
+		for m := range strings.SplitSeq(v, ",") {
+			if m = strings.TrimSpace(m); m != "" {
+				methods = append(methods, m)
+			}
+		}
+	}
+	return methods
 }
 
 // parseRetryAfter reads a Retry-After value: delay seconds or an HTTP date.

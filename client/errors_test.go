@@ -180,6 +180,16 @@ func TestDecodeAPIErrorFields(t *testing.T) {
 	}
 }
 
+// A 405 keeps the methods its Allow header lists.
+func TestDecodeAPIErrorKeepsAllow(t *testing.T) {
+	t.Parallel()
+	h := http.Header{"Allow": {"GET, HEAD", "OPTIONS"}}
+	got := decodeAPIError(405, h, []byte(`{"error":true,"code":405001,"message":"Method not allowed."}`), func(s string) string { return s })
+	if diff := cmp.Diff([]string{"GET", "HEAD", "OPTIONS"}, got.Allow); diff != "" {
+		t.Errorf("Allow (-want +got):\n%s", diff)
+	}
+}
+
 func TestParseRetryAfter(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)

@@ -5,12 +5,13 @@
 // It runs against the sandbox, whose demo fixture supplies the user (demo
 // user 1, the kiosk's account) and the location (demo location 1):
 //
-//	go run ./refserver/cmd/refserver -admin-key dev-admin-key &
-//	go run ./examples/kiosk-order -admin-key dev-admin-key
+//	go run ./refserver/cmd/refserver &
+//	go run ./examples/kiosk-order
 //
 // Flags: -base-url (default the sandbox at http://127.0.0.1:8080),
-// -admin-key (the sandbox admin key, to read GET /sandbox/fixtures), and
-// -timeout (how long to wait in all).
+// -admin-key (the sandbox admin key, to read GET /sandbox/fixtures; when
+// empty, $HOSPO_ADMIN_KEY, else sandbox-admin-key, the local sandbox's
+// own), and -timeout (how long to wait in all).
 package main
 
 import (
@@ -35,16 +36,22 @@ func main() {
 	}
 }
 
+// defaultAdminKey is the local sandbox's well-known admin key.
+const defaultAdminKey = "sandbox-admin-key"
+
 func run(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("kiosk-order", flag.ContinueOnError)
 	baseURL := fs.String("base-url", client.SandboxURL, "base URL of the service")
-	adminKey := fs.String("admin-key", "", "sandbox admin key (reads demo user 1's token from GET /sandbox/fixtures)")
+	adminKey := fs.String("admin-key", "", "sandbox admin key, to read demo user 1's token from GET /sandbox/fixtures (default $HOSPO_ADMIN_KEY, else "+defaultAdminKey+")")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *adminKey == "" {
-		return errors.New("-admin-key is required")
+		*adminKey = os.Getenv("HOSPO_ADMIN_KEY")
+	}
+	if *adminKey == "" {
+		*adminKey = defaultAdminKey
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 )
 
@@ -32,9 +33,13 @@ func TestKioskOrder(t *testing.T) {
 	}
 }
 
-func TestKioskOrderNeedsAdminKey(t *testing.T) {
-	t.Parallel()
-	if err := run(context.Background(), nil, &strings.Builder{}); err == nil {
-		t.Error("no error without -admin-key")
+// Without -admin-key or $HOSPO_ADMIN_KEY the kiosk uses the local
+// sandbox's own key, as every example does.
+func TestKioskOrderDefaultsToTheSandboxAdminKey(t *testing.T) {
+	t.Setenv("HOSPO_ADMIN_KEY", "")
+	env := refservertest.Start(t, func(c *refserver.Config) { c.AdminKey = defaultAdminKey })
+	var out strings.Builder
+	if err := run(context.Background(), []string{"-base-url", env.URL, "-timeout", "60s"}, &out); err != nil {
+		t.Fatalf("run without -admin-key: %v\n%s", err, out.String())
 	}
 }
