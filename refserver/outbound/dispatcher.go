@@ -104,9 +104,17 @@ type Dispatcher struct {
 	tries context.Context
 	wg    sync.WaitGroup
 
-	mu       sync.Mutex
-	inFlight map[string]string // delivery id -> its group
-	groups   map[string]int    // tries in flight per group
+	mu sync.Mutex
+	// inFlight holds the tries under way, by delivery id, with their
+	// group: from their start until their outcome is recorded.
+	inFlight map[string]string
+	// calling counts the tries that hold a place of Concurrency (from
+	// their start until their call out ends), groups those per group.
+	// Recording an outcome holds none: it waits for the writer, which
+	// commits many at once, and a try waiting for it must not keep the
+	// next call from starting.
+	calling int
+	groups  map[string]int
 	// notBefore holds the exact times of the next tries after temporary
 	// failures: the queue may keep whole seconds only.
 	notBefore map[string]time.Time
@@ -180,15 +188,16 @@ func (d *Dispatcher) run(ctx context.Context) schedule.Result {
 			}
 			continue
 		}
-		if len(d.inFlight) >= d.cfg.Concurrency {
-			res.Busy = true // due, and no room yet: a try's end wakes the job
+		if d.calling >= d.cfg.Concurrency || len(d.inFlight) >= maxRecordingFactor*d.cfg.Concurrency {
+			res.Busy = true // due, and no room yet: a call's or a try's end wakes the job
 			break
 		}
 		if d.cfg.PerGroup > 0 && d.groups[dd.Group] >= d.cfg.PerGroup {
-			res.Busy = true // the group's room is full: one of its tries' end wakes the job
+			res.Busy = true // the group's room is full: one of its calls' end wakes the job
 			continue
 		}
 		d.inFlight[id] = dd.Group
+		d.calling++
 		d.groups[dd.Group]++
 		delete(d.notBefore, id)
 		res.Worked = true
@@ -198,15 +207,28 @@ func (d *Dispatcher) run(ctx context.Context) schedule.Result {
 	return res
 }
 
-// tryEnded records the end of the try at delivery id, whose next try is due
-// at notBefore (the zero time when none is), and wakes the job.
-func (d *Dispatcher) tryEnded(id string, notBefore time.Time) {
+// maxRecordingFactor bounds the tries in flight, those whose outcome is
+// being recorded included, to this many times Concurrency.
+const maxRecordingFactor = 16
+
+// callEnded gives back the place of Concurrency that the try at delivery
+// id held for its call, and wakes the job.
+func (d *Dispatcher) callEnded(id string) {
 	d.mu.Lock()
+	d.calling--
 	if g := d.inFlight[id]; d.groups[g] <= 1 {
 		delete(d.groups, g)
 	} else {
 		d.groups[g]--
 	}
+	d.mu.Unlock()
+	d.handle.Wake()
+}
+
+// tryEnded records the end of the try at delivery id, whose next try is due
+// at notBefore (the zero time when none is), and wakes the job.
+func (d *Dispatcher) tryEnded(id string, notBefore time.Time) {
+	d.mu.Lock()
 	delete(d.inFlight, id)
 	if notBefore.IsZero() {
 		delete(d.notBefore, id)
@@ -219,8 +241,17 @@ func (d *Dispatcher) tryEnded(id string, notBefore time.Time) {
 }
 
 // try makes one try at a delivery and has its outcome recorded. It
-// returns the exact time of the next try, if one is scheduled.
+// returns the exact time of the next try, if one is scheduled. It gives
+// back its place of Concurrency (callEnded) once its call has ended.
 func (d *Dispatcher) try(ctx context.Context, id string) time.Time {
+	calling := true
+	endCall := func() {
+		if calling {
+			calling = false
+			d.callEnded(id)
+		}
+	}
+	defer endCall()
 	if d.cfg.Tracer != nil {
 		var span trace.Span
 		ctx, span = d.cfg.Tracer.Start(ctx, d.cfg.Name+" try", trace.WithNewRoot(),
@@ -238,6 +269,7 @@ func (d *Dispatcher) try(ctx context.Context, id string) time.Time {
 		return time.Time{}
 	}
 	callErr := a.Call(ctx)
+	endCall()
 	if ctx.Err() != nil {
 		// Shutting down: the receiver is not to blame.
 		return time.Time{}

@@ -46,7 +46,11 @@ const (
 	// vendors' deliveries go out meanwhile.
 	webhookConcurrency = 64
 	webhookPerKey      = 16
-	webhookDueBatch    = 128
+	// webhookListedPerKey is how many of one key's due deliveries a look
+	// at the queue lists: more than its calls, since the deliveries whose
+	// outcome is being recorded are still due in the table (and skipped).
+	webhookListedPerKey = 256
+	webhookDueBatch     = 1024
 	// maxWebhookErrorDetail bounds the failure text kept per delivery.
 	maxWebhookErrorDetail = 300
 	// maxWebhookAnswer is how much of a receiver's answer is read (and
@@ -171,7 +175,7 @@ func (q *webhookQueue) Due(ctx context.Context, limit int) ([]Due, time.Time, er
 		next time.Time
 	)
 	err := q.cfg.DB.Read(ctx, func(tx *store.Tx) error {
-		list, err := tx.DueDeliveries(webhookPerKey, limit)
+		list, err := tx.DueDeliveries(webhookListedPerKey, limit)
 		if err != nil {
 			return err
 		}

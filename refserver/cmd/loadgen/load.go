@@ -180,6 +180,10 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 	sleep(ctx, o.duration)
 	after := snapshot(o.serverPID, agents, cnt, reader)
 	hookAfter := hook.counts()
+	var lag backlog
+	if hook != nil {
+		lag = hook.measureBacklog(ctx)
+	}
 	m.stopWindow()
 	var samples []sample
 	if smp != nil {
@@ -190,10 +194,15 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 	loadDone.Wait()
 	stopAgents()
 	agentsDone.Wait()
+	if hook != nil {
+		hook.measureDrain(ctx, &lag)
+	}
 
 	report(out, o, m, before, after)
 	if hook != nil {
-		reportWebhook(out, hookBefore, hookAfter, after.checksClosed-before.checksClosed, after.at.Sub(before.at).Seconds())
+		secs := after.at.Sub(before.at).Seconds()
+		reportWebhook(out, hookBefore, hookAfter, after.checksClosed-before.checksClosed, secs)
+		reportBacklog(out, lag, hookBefore, hookAfter, secs)
 	}
 	if smp != nil {
 		printTrends(out, samples, o.trendWindow)

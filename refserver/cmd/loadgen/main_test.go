@@ -108,6 +108,9 @@ func TestLoadWithWebhook(t *testing.T) {
 	if m == nil || m[1] == "0" {
 		t.Errorf("the report shows no verified deliveries of payments")
 	}
+	if !regexp.MustCompile(`webhook: at the end of the window \d+ deliveries were pending: a lag of [\d.]+ s at the window's delivery rate; drained \S+ after the load stopped`).MatchString(report) {
+		t.Errorf("the report lacks the deliveries' backlog")
+	}
 	if !strings.Contains(report, "errors: 0 ") {
 		t.Errorf("the load had errors")
 	}

@@ -102,6 +102,59 @@ func (h *hookReceiver) counts() hookCounts {
 	return c
 }
 
+// maxPendingListed is the most deliveries the deliveries list returns,
+// so the most pending ones pending can count.
+const maxPendingListed = 1000
+
+// pending returns how many of the webhook's deliveries are pending (at
+// most maxPendingListed).
+func (h *hookReceiver) pending(ctx context.Context) (int, error) {
+	ds, err := h.svc.ListDeliveries(ctx, h.webhookID, events.DeliveryQuery{Status: events.DeliveryPending, Limit: maxPendingListed})
+	return len(ds), err
+}
+
+// backlog is how far the deliveries were behind at the end of the window.
+type backlog struct {
+	// pending were the deliveries pending then (at most maxPendingListed),
+	// and drained how long after the load stopped the last of them went.
+	pending int
+	drained time.Duration
+	err     error
+}
+
+// measureBacklog counts the pending deliveries now; measureDrain, called
+// once the load has stopped, waits (up to a minute) until none is pending.
+func (h *hookReceiver) measureBacklog(ctx context.Context) backlog {
+	n, err := h.pending(ctx)
+	return backlog{pending: n, err: err}
+}
+
+func (h *hookReceiver) measureDrain(ctx context.Context, b *backlog) {
+	if b.err != nil {
+		return
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for {
+		n, err := h.pending(ctx)
+		if err != nil {
+			b.err = err
+			return
+		}
+		if n == 0 {
+			b.drained = time.Since(start)
+			return
+		}
+		select {
+		case <-ctx.Done():
+			b.err = fmt.Errorf("%d deliveries still pending a minute after the load stopped", n)
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // stop deletes the webhook, so that the server stops delivering to a
 // receiver that is gone, and closes the receiver.
 func (h *hookReceiver) stop(ctx context.Context) error {
@@ -128,4 +181,26 @@ func reportWebhook(w io.Writer, before, after hookCounts, closed int64, secs flo
 		fmt.Fprintf(w, " %s %d", t, after.byType[events.Type(t)]-before.byType[events.Type(t)])
 	}
 	fmt.Fprintf(w, "\nwebhook: the tills closed %d checks in the window (each makes a bill.closed event once its push is sent)\n", closed)
+}
+
+// reportBacklog prints how far the deliveries were behind the events at
+// the end of the window: the deliveries pending then, as seconds of the
+// window's delivery rate, and how long they took to drain once the load
+// stopped.
+func reportBacklog(w io.Writer, b backlog, before, after hookCounts, secs float64) {
+	if b.err != nil {
+		fmt.Fprintln(w, "webhook: backlog:", b.err)
+		return
+	}
+	more := ""
+	if b.pending >= maxPendingListed {
+		more = " or more"
+	}
+	rate := float64(after.verified-before.verified) / secs
+	lag := "n/a"
+	if rate > 0 {
+		lag = fmt.Sprintf("%.2f s%s", float64(b.pending)/rate, more)
+	}
+	fmt.Fprintf(w, "webhook: at the end of the window %d%s deliveries were pending: a lag of %s at the window's delivery rate; drained %s after the load stopped\n",
+		b.pending, more, lag, b.drained.Round(time.Millisecond))
 }
