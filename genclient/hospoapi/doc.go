@@ -13,6 +13,11 @@
 // Regenerate after changing the document:
 //
 //	go generate ./hospoapi
+//
+// which also records the document's SHA-256 in openapi.sha256, so that the
+// main module's tests (refserver/openapi) notice a document changed without
+// regenerating, where this module's tools are not at hand.
 package hospoapi
 
 //go:generate go tool oapi-codegen -config ../oapi-codegen.yaml -o hospoapi.gen.go ../../refserver/openapi/openapi.json
+//go:generate sh -c "sha256sum < ../../refserver/openapi/openapi.json | cut -c1-64 > openapi.sha256"

@@ -3,10 +3,13 @@ package hospoapi_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,6 +41,17 @@ func TestGeneratedClientIsCurrent(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatal("hospoapi.gen.go is not what the served document generates; run go generate ./hospoapi in genclient")
+	}
+	doc, err := os.ReadFile(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile("openapi.sha256")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := sha256.Sum256(doc); strings.TrimSpace(string(sum)) != hex.EncodeToString(h[:]) {
+		t.Fatal("openapi.sha256 is not the served document's; run go generate ./hospoapi in genclient")
 	}
 }
 

@@ -38,7 +38,9 @@
 // (Event is their union on type), kept from pruning by the callback of
 // POST /v1/webhooks; and a choice between members (one token or the
 // other) is an allOf of an anyOf beside the properties, which generators
-// read as the properties and one of the alternatives.
+// read as the properties and one of the alternatives. After changing
+// openapi.json, regenerate that client (cd genclient && go generate
+// ./hospoapi); a test here fails until then.
 //
 // The documents state every rule the server enforces on a request: as schema
 // keywords where JSON Schema can say it (lengths, ranges, patterns for blank

@@ -1,7 +1,11 @@
 package openapi
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -222,5 +226,22 @@ func TestGeneratedNamesDoNotClash(t *testing.T) {
 		if from, ok := derived[name]; ok {
 			t.Errorf("schema %s has the name generators give %s; rename one of them", name, from)
 		}
+	}
+}
+
+// The genclient module (its own go.mod, which this module's tests cannot
+// build) holds a Go client generated from this document and records the
+// document's SHA-256 beside it. A change to the document without
+// regenerating fails here, in the tests run with the change, rather than
+// only in genclient's.
+func TestGenclientIsGeneratedFromThisDocument(t *testing.T) {
+	t.Parallel()
+	sum, err := os.ReadFile(filepath.Join("..", "..", "genclient", "hospoapi", "openapi.sha256"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := sha256.Sum256(Spec()); strings.TrimSpace(string(sum)) != hex.EncodeToString(h[:]) {
+		t.Fatal("openapi.json changed since genclient was generated: run `cd genclient && go generate ./hospoapi` " +
+			"(and check that it still compiles: go test ./... there)")
 	}
 }
