@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -229,6 +230,12 @@ func (t *T) someBill() string {
 		t.Skipf("location %d has no closed bill in the last 31 days to ask about", t.venue().ID)
 	}
 	return list[len(list)-1].BillID
+}
+
+// billsPath is the closed-bills list of location with from and to as
+// given, each query-escaped.
+func billsPath(location int64, from, to string) string {
+	return fmt.Sprintf("/v3/location/%d/bills/closed?from=%s&to=%s", location, url.QueryEscape(from), url.QueryEscape(to))
 }
 
 // rawList returns the objects of the array member of the latest response.

@@ -363,12 +363,6 @@ func (t *T) serverTime() time.Time {
 
 const hour = time.Hour
 
-// billsPath is the closed-bills list of location with from and to as
-// given, each query-escaped.
-func billsPath(location int64, from, to string) string {
-	return fmt.Sprintf("/v3/location/%d/bills/closed?from=%s&to=%s", location, url.QueryEscape(from), url.QueryEscape(to))
-}
-
 // menus is the ordering service without credentials, for menus.
 func (t *T) menus() *fulfillment.Service { return fulfillment.NewService(t.sdk()) }
 
