@@ -14,6 +14,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hospo-dev/hospo-go/internal/httpmetrics"
 )
 
 // Telemetry is opt-in (WithTracerProvider, WithMeterProvider): a Client
@@ -78,10 +80,6 @@ const (
 	MetricRetries = "hospo.client.retries"
 )
 
-// durationBuckets are the histogram bounds OpenTelemetry's HTTP semantic
-// conventions recommend for request durations.
-var durationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
-
 // WithTracerProvider turns on tracing: one client span per call, named by
 // the endpoint's route template ("POST /payments/v1/payment"), with the
 // method, status code, API error code, attempt count, idempotent replay and
@@ -133,22 +131,16 @@ func newTelemetry(s *settings) (*telemetry, error) {
 			t.propagator = propagation.TraceContext{}
 		}
 	}
-	if s.meterProvider != nil {
-		m := s.meterProvider.Meter(InstrumentationName, metric.WithInstrumentationVersion(Version))
-		var err error
-		t.duration, err = m.Float64Histogram(MetricCallDuration,
-			metric.WithUnit("s"),
-			metric.WithDescription("Duration of SDK calls, retries and waits included."),
-			metric.WithExplicitBucketBoundaries(durationBuckets...))
-		if err != nil {
-			return nil, err
-		}
-		t.retries, err = m.Int64Counter(MetricRetries,
-			metric.WithUnit("{retry}"),
-			metric.WithDescription("Retries of SDK calls."))
-		if err != nil {
-			return nil, err
-		}
+	if s.meterProvider == nil {
+		return t, nil
+	}
+	m := s.meterProvider.Meter(InstrumentationName, metric.WithInstrumentationVersion(Version))
+	var err error
+	if t.duration, err = httpmetrics.Duration(m, MetricCallDuration, "Duration of SDK calls, retries and waits included."); err != nil {
+		return nil, err
+	}
+	if t.retries, err = m.Int64Counter(MetricRetries, metric.WithUnit("{retry}"), metric.WithDescription("Retries of SDK calls.")); err != nil {
+		return nil, err
 	}
 	return t, nil
 }

@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hospo-dev/hospo-go/internal/httpmetrics"
 )
 
 // The server's request metrics.
@@ -32,10 +34,6 @@ type Telemetry struct {
 	active     metric.Int64UpDownCounter
 }
 
-// requestBuckets are the bounds OpenTelemetry's HTTP semantic conventions
-// recommend for request durations.
-var requestBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
-
 // NewTelemetry returns the request telemetry of tracer (nil: no spans) and
 // meter (nil: no metrics). propagator reads the caller's trace context
 // from the request headers.
@@ -45,10 +43,7 @@ func NewTelemetry(tracer trace.Tracer, propagator propagation.TextMapPropagator,
 		return t, nil
 	}
 	var err error
-	t.duration, err = meter.Float64Histogram(MetricRequestDuration,
-		metric.WithUnit("s"),
-		metric.WithDescription("Time to answer HTTP requests."),
-		metric.WithExplicitBucketBoundaries(requestBuckets...))
+	t.duration, err = httpmetrics.Duration(meter, MetricRequestDuration, "Time to answer HTTP requests.")
 	if err != nil {
 		return nil, err
 	}
