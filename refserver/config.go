@@ -115,6 +115,12 @@ type Config struct {
 	// DefaultMaxFeedWaits and DefaultMaxFeedWaitsPerKey.
 	MaxFeedWaits       int
 	MaxFeedWaitsPerKey int
+	// ProviderDKeyWait is how long GET /v2/payment/providerD/keys waits
+	// for the background key maker when its pool is empty before it
+	// answers 429001 (default 5 s). Making an RSA key takes one core tens
+	// of milliseconds; on a machine starved of CPU it can take seconds, so
+	// tests that must not see a 429001 they did not cause wait longer.
+	ProviderDKeyWait time.Duration
 	// TracerProvider, when set, traces every request (a server span named
 	// by its route pattern, continuing the caller's trace from its
 	// headers) and every write transaction. MeterProvider, when set,

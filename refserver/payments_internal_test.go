@@ -1,6 +1,7 @@
 package refserver
 
 import (
+	"crypto/rsa"
 	"net/http"
 	"strconv"
 	"testing"
@@ -125,5 +126,26 @@ func TestProviderDKeysBoundedPerUser(t *testing.T) {
 	ts.clock.SetOffset(sim.ProviderDKeyLifetime + time.Second)
 	if resp := keys(f.Users[0].AccessToken); resp.status != http.StatusOK {
 		t.Errorf("after the keys expired: %d %s", resp.status, resp.raw)
+	}
+}
+
+// When the key maker has no key ready within Config.ProviderDKeyWait, the
+// call is a 429001 with a Retry-After; refservertest waits a minute so
+// that a test on a machine starved of CPU does not see one.
+func TestProviderDKeyWaitForAnEmptyPool(t *testing.T) {
+	t.Parallel()
+	stuck := make(chan struct{})
+	ts := newTestServer(t, func(c *Config) {
+		c.ProviderDKeyWait = time.Millisecond
+		c.providerDKeyGen = func() (*rsa.PrivateKey, error) { <-stuck; return testRSAKey(), nil }
+	})
+	// Cleanups run last-in first-out: the key maker is let go before the
+	// server is closed.
+	t.Cleanup(func() { close(stuck) })
+	f := ts.fixtures(t)
+	resp := do(t, "GET", ts.url+"/v2/payment/providerD/keys?accessToken="+f.Users[0].AccessToken, nil, "")
+	wantError(t, resp, client.CodeTooManyRequests)
+	if resp.header.Get("Retry-After") == "" {
+		t.Error("no Retry-After on the 429001")
 	}
 }

@@ -37,13 +37,14 @@ func (s sandboxAPI) handleProviderBPublicKey(w http.ResponseWriter, r *http.Requ
 // pair. The keys are made ahead of time, providerDKeyPool of them, by one
 // background worker (sim.KeyPool), so a call costs the server no key
 // making and all callers together never take more than one core for it; a
-// call that finds the pool empty waits up to providerDKeyWait for the next
-// key, and is otherwise a 429001. Each user holds at most
+// call that finds the pool empty waits up to Config.ProviderDKeyWait for
+// the next key, and is otherwise a 429001. Each user holds at most
 // sim.MaxOpenProviderDKeys keys that are neither used nor expired; one
 // more is a 429001 too, with Retry-After until the first of them expires.
 const (
 	providerDKeyPool = 8
-	providerDKeyWait = 5 * time.Second
+	// defaultProviderDKeyWait is Config.ProviderDKeyWait's default.
+	defaultProviderDKeyWait = 5 * time.Second
 )
 
 // handleProviderDKeys serves GET /v2/payment/providerD/keys: a fresh RSA
@@ -64,7 +65,7 @@ func (s *Server) handleProviderDKeys(w http.ResponseWriter, r *http.Request) {
 		s.api.Error(w, r, err)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), providerDKeyWait)
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.ProviderDKeyWait)
 	priv, err := s.providerDKeys.Take(ctx)
 	cancel()
 	if err != nil {

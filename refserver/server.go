@@ -160,6 +160,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxFeedWaitsPerKey <= 0 {
 		cfg.MaxFeedWaitsPerKey = DefaultMaxFeedWaitsPerKey
 	}
+	if cfg.ProviderDKeyWait <= 0 {
+		cfg.ProviderDKeyWait = defaultProviderDKeyWait
+	}
 	if cfg.providerDKeyGen == nil {
 		cfg.providerDKeyGen = sim.NewRSAKey
 	}
