@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/internal/syncbuf"
@@ -20,7 +21,13 @@ import (
 func TestAdminKeyGuessingLimited(t *testing.T) {
 	t.Parallel()
 	var buf syncbuf.Buffer
-	ts := newTestServer(t, func(c *Config) { c.Logger = slog.New(slog.NewTextHandler(&buf, nil)) })
+	// The allowance grows back one key a second of real time: the test's
+	// time stands still, so that a slow machine does not earn a guess back.
+	start := time.Now()
+	ts := newTestServer(t, func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&buf, nil))
+		c.Now = func() time.Time { return start }
+	})
 	guess := func(i int) string { return "guess-" + strconv.Itoa(i) + "-secretish" }
 	for i := range adminKeyBurst {
 		wantError(t, do(t, "GET", ts.url+"/sandbox/fixtures", map[string]string{"X-Sandbox-Admin-Key": guess(i)}, ""), client.CodeAdminKeyInvalid)
