@@ -32,7 +32,7 @@ const consoleLocationQuery = `SELECT l.location_id, l.name, l.gateway, l.last_he
 	(SELECT count(*) FROM payments p WHERE p.location_id = l.location_id AND p.status = 'pending')
 	FROM locations l`
 
-func scanConsoleLocation(sc interface{ Scan(...any) error }) (ConsoleLocation, error) {
+func scanConsoleLocation(sc scanner) (ConsoleLocation, error) {
 	var l ConsoleLocation
 	err := sc.Scan(&l.LocationID, &l.Name, &l.Gateway, &l.LastHeartbeat, &l.POSURL,
 		&l.POSHealth, &l.POSHealthMessage, &l.POSHealthCheckedAt, &l.MenuSyncedAt,
@@ -351,7 +351,7 @@ const consoleWebhookQuery = `SELECT w.webhook_id, w.key_id, w.url, w.events_json
 	(SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.webhook_id AND d.status = 'failed')
 	FROM webhooks w`
 
-func scanConsoleWebhook(sc interface{ Scan(...any) error }) (ConsoleWebhook, error) {
+func scanConsoleWebhook(sc scanner) (ConsoleWebhook, error) {
 	var w ConsoleWebhook
 	err := sc.Scan(&w.WebhookID, &w.KeyID, &w.URL, &w.EventsJSON, &w.Description, &w.CreatedAt, &w.Pending, &w.Failed)
 	return w, err

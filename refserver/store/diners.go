@@ -77,7 +77,7 @@ type Diners struct {
 
 const dinersColumns = `location_id, every_seconds, split, tip_percent, next_run_at, last_run_at, last_error, updated_at`
 
-func scanDiners(sc interface{ Scan(...any) error }) (Diners, error) {
+func scanDiners(sc scanner) (Diners, error) {
 	var d Diners
 	err := sc.Scan(&d.LocationID, &d.EverySeconds, &d.Split, &d.TipPercent, &d.NextRunAt, &d.LastRunAt, &d.LastError, &d.UpdatedAt)
 	return d, err

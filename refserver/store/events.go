@@ -79,7 +79,7 @@ func (tx *Tx) EventID(seq int64) (string, error) {
 
 const eventColumns = `seq, event_id, type, created_at, location_id, owner_key_id, data_json`
 
-func scanEvent(sc interface{ Scan(...any) error }, e *Event) error {
+func scanEvent(sc scanner, e *Event) error {
 	return sc.Scan(&e.Seq, &e.EventID, &e.Type, &e.CreatedAt, &e.LocationID, &e.OwnerKeyID, &e.DataJSON)
 }
 

@@ -77,7 +77,7 @@ func (tx *Tx) GetLocationMenu(locationID int64) (LocationMenu, error) {
 const orderColumns = `order_id, user_id, location_id, items_json, total, fulfillment_type, fulfillment_json,
 	status, pos_order_id, attempts, next_attempt_at, last_error, created_at, updated_at`
 
-func scanOrder(sc interface{ Scan(...any) error }, o *Order, extra ...any) error {
+func scanOrder(sc scanner, o *Order, extra ...any) error {
 	return sc.Scan(append([]any{&o.OrderID, &o.UserID, &o.LocationID, &o.ItemsJSON, &o.Total,
 		&o.FulfillmentType, &o.FulfillmentJSON, &o.Status, &o.POSOrderID, &o.Attempts,
 		&o.NextAttemptAt, &o.LastError, &o.CreatedAt, &o.UpdatedAt}, extra...)...)
@@ -142,16 +142,7 @@ func (tx *Tx) DueOrders(limit int) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("due orders: %w", err)
 	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return collect(rows, func(sc scanner, id *string) error { return sc.Scan(id) })
 }
 
 // NextOrderAttempt returns the earliest next_attempt_at of the orders still

@@ -238,6 +238,24 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, stmts *stmtCache, fn func(t
 	return nil
 }
 
+// scanner is what the scan functions read a row from: a *sql.Row or the
+// current row of *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+// collect reads every row of rows with scan, and closes rows.
+func collect[T any](rows *sql.Rows, scan func(sc scanner, v *T) error) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := scan(rows, &v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // Tx is one transaction. Every statement of the server is a method on Tx in
 // this package. A Tx is for the goroutine it was given to.
 type Tx struct {

@@ -117,7 +117,7 @@ const cardColumns = `c.card_id, c.user_id, c.first6, c.last4, c.nickname, c.card
 	c.expiry_month, c.expiry_year, c.created_at,
 	(SELECT group_concat(provider, ',') FROM (SELECT provider FROM card_tokens t WHERE t.card_id = c.card_id ORDER BY provider))`
 
-func scanCard(sc interface{ Scan(...any) error }) (Card, error) {
+func scanCard(sc scanner) (Card, error) {
 	var (
 		c         Card
 		providers sql.NullString

@@ -35,7 +35,7 @@ type Webhook struct {
 
 const webhookColumns = `webhook_id, key_id, url, events_json, description, secret_sealed, created_at`
 
-func scanWebhook(sc interface{ Scan(...any) error }, w *Webhook) error {
+func scanWebhook(sc scanner, w *Webhook) error {
 	return sc.Scan(&w.WebhookID, &w.KeyID, &w.URL, &w.EventsJSON, &w.Description, &w.SecretSealed, &w.CreatedAt)
 }
 
@@ -200,7 +200,7 @@ type Delivery struct {
 const deliveryColumns = `d.delivery_id, d.webhook_id, d.event_seq, e.event_id, e.type, d.status, d.attempts,
 	d.last_status_code, d.last_error, d.next_attempt_at, d.created_at`
 
-func scanDelivery(sc interface{ Scan(...any) error }, d *Delivery) error {
+func scanDelivery(sc scanner, d *Delivery) error {
 	return sc.Scan(&d.DeliveryID, &d.WebhookID, &d.EventSeq, &d.EventID, &d.EventType, &d.Status, &d.Attempts,
 		&d.LastStatusCode, &d.LastError, &d.NextAttemptAt, &d.CreatedAt)
 }
@@ -278,17 +278,8 @@ func (tx *Tx) DueDeliveries(perKey, limit int) ([]DueDelivery, error) {
 		key int64
 		id  string
 	}
-	var hooks []hook
-	for rows.Next() {
-		var h hook
-		if err := rows.Scan(&h.key, &h.id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		hooks = append(hooks, h)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	hooks, err := collect(rows, func(sc scanner, h *hook) error { return sc.Scan(&h.key, &h.id) })
+	if err != nil {
 		return nil, err
 	}
 	type due struct {
@@ -309,20 +300,11 @@ func (tx *Tx) DueDeliveries(perKey, limit int) ([]DueDelivery, error) {
 		if _, ok := byKey[h.key]; !ok {
 			keys = append(keys, h.key)
 		}
-		list := byKey[h.key]
-		for rows.Next() {
-			var d due
-			if err := rows.Scan(&d.id, &d.at, &d.seq); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			list = append(list, d)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		list, err := collect(rows, func(sc scanner, d *due) error { return sc.Scan(&d.id, &d.at, &d.seq) })
+		if err != nil {
 			return nil, err
 		}
-		byKey[h.key] = list
+		byKey[h.key] = append(byKey[h.key], list...)
 	}
 	for _, k := range keys {
 		list := byKey[k]
