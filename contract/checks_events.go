@@ -167,12 +167,15 @@ var eventChecks = []Check{
 	},
 	{
 		Name: "events/feed-shape", Endpoint: "GET /v1/events",
-		Rule:  "the feed answers { events: [ envelope + cursor ], nextCursor, requestInfo }, oldest first",
+		Rule:  "the feed answers { events: [ envelope + cursor ], nextCursor (null before anything was read), requestInfo }, oldest first",
 		Needs: NeedsAPIKey,
 		Run: func(t *T) {
 			page, err := t.vendor().Events.ListEvents(t.ctx, events.FeedQuery{Limit: 20})
 			t.ok(err, "read the event feed")
-			t.shape(with(requestInfoShape, shape{"nextCursor": "string"}, under("events[]", eventShape)))
+			t.shape(with(requestInfoShape, shape{"nextCursor": "string|null"}, under("events[]", eventShape)))
+			if len(page.Events) > 0 && page.NextCursor == nil {
+				t.Errorf("nextCursor: null after %d events", len(page.Events))
+			}
 			for i := 1; i < len(page.Events); i++ {
 				if page.Events[i].CreatedAt.Before(page.Events[i-1].CreatedAt.Time) {
 					t.Errorf("events[%d].createdAt is before events[%d].createdAt", i, i-1)
