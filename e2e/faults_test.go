@@ -126,6 +126,31 @@ func TestFaultsEndpoint(t *testing.T) {
 		}
 	})
 
+	inOwnWorld(t, "the sandbox's own calls neither use nor suffer faults", func(t *testing.T, w *world) {
+		// Every GET of the demo POS fails, which is what the server's
+		// health checks and menu syncs of it are. Wiring the venue to the
+		// demo POS makes the server sync its menu from there at once.
+		const count = 1000
+		w.addFault(t, fault{Method: "GET", PathPrefix: "/sandbox/demo-pos/", Status: 500, Count: count})
+		if _, err := w.admin.Do(t.Context(), &client.Request{Method: http.MethodPut, Path: "sandbox/locations/" + strconv.FormatInt(w.venue.ID, 10) + "/demo-pos",
+			Body: map[string]string{"mode": "accept"}, Auth: client.AuthAdminKey}, nil); err != nil {
+			t.Fatalf("PUT demo-pos: %v", err)
+		}
+		w.env.WaitForMenu(t, w.venue.ID)
+		if got := w.faults(t); len(got) != 1 || got[0].Remaining != count {
+			t.Fatalf("the sandbox's own calls used up the fault: %+v", got)
+		}
+		// A client calling the demo POS still meets the fault.
+		res, err := http.Get(w.env.URL + "/sandbox/demo-pos/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusInternalServerError {
+			t.Fatalf("a client's GET of the demo POS under the fault: %d, want 500", res.StatusCode)
+		}
+	})
+
 	inOwnWorld(t, "latency only", func(t *testing.T, w *world) {
 		ctx := t.Context()
 		w.addFault(t, fault{Method: "GET", PathPrefix: "/v1/location/", LatencyMs: 50})

@@ -57,7 +57,7 @@ func (s *Server) routes() http.Handler {
 		n = DefaultMaxInFlight
 	}
 	sb := sandboxAPI{s}
-	faults := s.api.Faults(s.faults)
+	faults := s.api.Faults(s.faults, s.selfCalls)
 	s.inFlight = s.api.NewInFlight(n, s.cfg.inFlightWait)
 	inFlight := s.inFlight.Middleware
 	guards := api.NewGuards(s.api, s.tokens, s.db, s.cfg.AdminKey).
@@ -123,8 +123,9 @@ func (s *Server) routes() http.Handler {
 	// The sandbox's public side: the home page is for a browser opening
 	// the base URL; the payment providers are public like a real
 	// provider's endpoints (providerD's tokenisation refuses plain HTTP
-	// itself), and faults apply to the demo universal POS (that is how a
-	// demo makes it fail).
+	// itself), and faults apply to the demo universal POS when a client
+	// calls it, but not to the server's own calls (its demo-pos mode is
+	// how a demo makes those fail).
 	r.Group(func(r chi.Router) {
 		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, guards.With(inFlight).Public)
 		r.Get("/", handleHome)

@@ -28,13 +28,16 @@ import (
 // Server is the reference server. It is safe for concurrent use; create it
 // with New and release it with Close.
 type Server struct {
-	cfg     Config
-	log     *slog.Logger
-	db      *store.DB
-	clock   *sim.Clock
-	faults  *sim.Faults
-	cert    sim.Certificate
-	handler http.Handler
+	cfg    Config
+	log    *slog.Logger
+	db     *store.DB
+	clock  *sim.Clock
+	faults *sim.Faults
+	// selfCalls marks the server's own calls to itself, which faults
+	// leave alone.
+	selfCalls *api.SelfCalls
+	cert      sim.Certificate
+	handler   http.Handler
 	// public are the base URLs the server hands out (SetPublicURLs).
 	public atomic.Pointer[PublicURLs]
 
@@ -145,6 +148,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
 	}
+	selfCalls := api.NewSelfCalls(cfg.BaseURL, cfg.TLSURL)
+	// The calls to the POSes (the demo POS is the server itself) are
+	// marked; webhook deliveries keep the transport they were given,
+	// which they restrict (outbound.WebhookConfig).
+	posHTTP := selfCalls.Client(cfg.HTTPClient)
 	if cfg.RateLimit < 0 {
 		return nil, errors.New("refserver: Config.RateLimit must not be negative")
 	}
@@ -168,11 +176,12 @@ func New(cfg Config) (*Server, error) {
 	}
 
 	s := &Server{
-		cfg:    cfg,
-		log:    cfg.Logger,
-		clock:  sim.NewClock(cfg.Now),
-		faults: &sim.Faults{},
-		demo:   sim.Demo{AdminKey: cfg.AdminKey, POSURL: cfg.BaseURL + sim.DemoPOSPath},
+		cfg:       cfg,
+		log:       cfg.Logger,
+		clock:     sim.NewClock(cfg.Now),
+		faults:    &sim.Faults{},
+		selfCalls: selfCalls,
+		demo:      sim.Demo{AdminKey: cfg.AdminKey, POSURL: cfg.BaseURL + sim.DemoPOSPath},
 
 		adminKeys:     api.NewKeyAttempts(adminKeyBurst, adminKeyEvery, cfg.Now),
 		feedWaits:     newFeedWaits(cfg.MaxFeedWaits, cfg.MaxFeedWaitsPerKey),
@@ -200,7 +209,7 @@ func New(cfg Config) (*Server, error) {
 	// Calls to POSes carry the trace context of the job run that makes
 	// them (webhook deliveries too: their dispatcher wraps its own
 	// transport).
-	callOut := outbound.WithTraceContext(cfg.HTTPClient, cfg.Propagator)
+	callOut := outbound.WithTraceContext(posHTTP, cfg.Propagator)
 	if s.tel, err = api.NewTelemetry(tracer, cfg.Propagator, meter); err != nil {
 		return nil, fmt.Errorf("refserver: telemetry: %w", err)
 	}

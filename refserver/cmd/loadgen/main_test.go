@@ -33,7 +33,7 @@ func TestLoad(t *testing.T) {
 	csvPath, pngPath := filepath.Join(dir, "s.csv"), filepath.Join(dir, "s.png")
 	var out strings.Builder
 	err := run(t.Context(), []string{
-		"-samples", csvPath, "-plot", pngPath, "-sample-interval", "200ms", "-trend-window", "1s",
+		"-samples", csvPath, "-plot", pngPath, "-sample-interval", "200ms", "-trend-window", "1h",
 		"-server-pprof", strings.TrimPrefix(pp.URL, "http://"), "-server-db", env.DBPath,
 		"-bills-location", "-1", "-bills-interval", "100ms",
 		"-url", env.URL, "-admin-key", env.AdminKey,
@@ -67,7 +67,8 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 1.8 s of load sampled every 200 ms, from its first instant.
+	// The load is sampled at its first instant and at its end, and in
+	// between as often as the machine manages.
 	if len(recs) < 3 {
 		t.Fatalf("samples: %q", recs)
 	}

@@ -120,8 +120,19 @@ func parseGoroutineTotal(r io.Reader) (int, error) {
 	return strconv.Atoi(rest)
 }
 
+// sampleReadTimeout is the least time one sample's reads may take. It
+// is there to catch a hung server, not to keep the pace: a busy machine
+// answers the goroutine profile slowly, and a read cut short would leave
+// the quantity out of the sample. Ticks missed meanwhile are skipped.
+const sampleReadTimeout = 30 * time.Second
+
 // sampler samples the server every interval until stopped.
 type sampler struct {
+	src      sources
+	ctx      context.Context // the run's: its end abandons a read
+	start    time.Time
+	interval time.Duration
+
 	mu      sync.Mutex
 	samples []sample
 	stop    func()
@@ -130,26 +141,16 @@ type sampler struct {
 
 // startSampler takes a first sample now and then one every interval.
 func startSampler(ctx context.Context, src sources, interval time.Duration) *sampler {
-	ctx, cancel := context.WithCancel(ctx)
-	s := &sampler{stop: cancel, done: make(chan struct{})}
-	start := time.Now()
+	stopCtx, cancel := context.WithCancel(ctx)
+	s := &sampler{src: src, ctx: ctx, start: time.Now(), interval: interval, stop: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
-			rctx, rcancel := context.WithTimeout(ctx, interval)
-			sm := src.read(rctx)
-			rcancel()
-			sm.at = time.Since(start)
-			if ctx.Err() != nil {
-				return
-			}
-			s.mu.Lock()
-			s.samples = append(s.samples, sm)
-			s.mu.Unlock()
+			s.take()
 			select {
-			case <-ctx.Done():
+			case <-stopCtx.Done():
 				return
 			case <-t.C:
 			}
@@ -158,10 +159,28 @@ func startSampler(ctx context.Context, src sources, interval time.Duration) *sam
 	return s
 }
 
-// finish stops the sampler and returns its samples.
+// take reads one sample and keeps it, unless the run was cancelled
+// meanwhile. Stopping the sampler does not cut a read short.
+func (s *sampler) take() {
+	rctx, cancel := context.WithTimeout(s.ctx, max(s.interval, sampleReadTimeout))
+	sm := s.src.read(rctx)
+	cancel()
+	sm.at = time.Since(s.start)
+	if s.ctx.Err() != nil {
+		return
+	}
+	s.mu.Lock()
+	s.samples = append(s.samples, sm)
+	s.mu.Unlock()
+}
+
+// finish stops the sampler, takes a last sample (so that the end of the
+// run is sampled however few ticks a slow machine managed, and a trend
+// always has two points) and returns the samples.
 func (s *sampler) finish() []sample {
 	s.stop()
 	<-s.done
+	s.take()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.samples

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"image/png"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -178,5 +179,39 @@ func TestFitTrend(t *testing.T) {
 	}
 	if strings.Contains(out, "wal_mib") {
 		t.Errorf("trend report shows a series never sampled:\n%s", out)
+	}
+}
+
+// TestSamplerKeepsSlowReads: a goroutine profile that answers later than
+// one sample interval (a busy machine) is still read, and stopping the
+// sampler samples the end of the run, so a run always has at least two
+// samples.
+func TestSamplerKeepsSlowReads(t *testing.T) {
+	t.Parallel()
+	const interval = time.Millisecond
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		<-release
+		_, _ = io.WriteString(w, "goroutine profile: total 7\n")
+	}))
+	defer srv.Close()
+	s := startSampler(t.Context(), sources{pprof: srv.URL, client: srv.Client()}, interval)
+	<-entered
+	// The first read has now lasted longer than the interval, however fast
+	// the machine is.
+	time.Sleep(10 * interval)
+	close(release)
+	samples := s.finish()
+	if len(samples) < 2 {
+		t.Fatalf("%d samples, want the first one and the last one at least", len(samples))
+	}
+	for _, sm := range samples {
+		if !sm.ok[2] || sm.values[2] != 7 {
+			t.Errorf("sample at %v: goroutines %v (read: %v), want 7", sm.at, sm.values[2], sm.ok[2])
+		}
 	}
 }

@@ -29,7 +29,7 @@ type hookReceiver struct {
 	webhookID string
 	svc       *events.Service
 
-	requests atomic.Int64 // every request that reached the receiver
+	refused  atomic.Int64 // requests answered with an error
 	verified atomic.Int64 // deliveries whose signature verified
 
 	mu     sync.Mutex
@@ -38,8 +38,8 @@ type hookReceiver struct {
 
 // hookCounts are the receiver's tallies at one instant.
 type hookCounts struct {
-	requests, verified int64
-	byType             map[events.Type]int64
+	refused, verified int64
+	byType            map[events.Type]int64
 }
 
 // startWebhook makes the API key for locs, starts the receiver on a free
@@ -78,9 +78,14 @@ func startWebhook(ctx context.Context, admin *client.Client, newClient func(...c
 		return nil
 	})
 	h.srv = &http.Server{
+		// A refusal is counted once answered: counting requests as they
+		// arrive would take those still being verified for refused.
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			h.requests.Add(1)
-			verify.ServeHTTP(w, r)
+			sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+			verify.ServeHTTP(sw, r)
+			if sw.status >= 300 {
+				h.refused.Add(1)
+			}
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
@@ -88,12 +93,23 @@ func startWebhook(ctx context.Context, admin *client.Client, newClient func(...c
 	return h, nil
 }
 
+// statusWriter remembers the status of the answer it carries.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
 // counts returns the receiver's tallies now.
 func (h *hookReceiver) counts() hookCounts {
 	if h == nil {
 		return hookCounts{}
 	}
-	c := hookCounts{requests: h.requests.Load(), verified: h.verified.Load(), byType: map[events.Type]int64{}}
+	c := hookCounts{refused: h.refused.Load(), verified: h.verified.Load(), byType: map[events.Type]int64{}}
 	h.mu.Lock()
 	for t, n := range h.byType {
 		c.byType[t] = n
@@ -171,7 +187,7 @@ func (h *hookReceiver) stop(ctx context.Context) error {
 func reportWebhook(w io.Writer, before, after hookCounts, closed int64, secs float64) {
 	n := after.verified - before.verified
 	fmt.Fprintf(w, "webhook: %d deliveries verified (%.0f/s), %d refused, over the window; by type:",
-		n, float64(n)/secs, (after.requests-after.verified)-(before.requests-before.verified))
+		n, float64(n)/secs, after.refused-before.refused)
 	types := make([]string, 0, len(after.byType))
 	for t := range after.byType {
 		types = append(types, string(t))

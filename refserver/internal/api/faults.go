@@ -15,10 +15,15 @@ import (
 // handler runs, its transaction and idempotency record commit) and only
 // the response is replaced, as if it had been lost on the way back. Only
 // route groups that may fail get it: never the sandbox admin API, so that
-// a test can always clear the faults it set.
-func (rd *Responder) Faults(f *sim.Faults) func(http.Handler) http.Handler {
+// a test can always clear the faults it set. The server's own calls to
+// itself (self) pass untouched: they neither use a fault up nor fail by it.
+func (rd *Responder) Faults(f *sim.Faults, self *SelfCalls) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if self.Is(r) {
+				next.ServeHTTP(w, r)
+				return
+			}
 			fault, ok := f.Take(r.Method, r.URL.Path)
 			if !ok {
 				next.ServeHTTP(w, r)

@@ -26,7 +26,7 @@ func TestTooManyRequestsCarriesRetryAfter(t *testing.T) {
 		h    http.Handler
 		want string
 	}{
-		{"injected fault", rd.Faults(faults)(ok), "1"},
+		{"injected fault", rd.Faults(faults, NewSelfCalls("http://127.0.0.1:8080"))(ok), "1"},
 		{"no wait given", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			rd.Error(w, r, Err(client.CodeTooManyRequests))
 		}), "1"},
@@ -53,7 +53,7 @@ func TestFaultLatencyClientGone(t *testing.T) {
 	rd := NewResponder(slog.New(slog.DiscardHandler), time.Now, nil)
 	faults := &sim.Faults{}
 	faults.Add(sim.Fault{PathPrefix: "/", LatencyMs: 60_000, Count: 1})
-	h := rd.Faults(faults)(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	h := rd.Faults(faults, NewSelfCalls("http://127.0.0.1:8080"))(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	defer func() {
