@@ -70,7 +70,7 @@ func (t *Telemetry) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		start := time.Now()
-		method := attribute.String("http.request.method", r.Method)
+		name, method := spanMethod(r.Method)
 		if t.active != nil {
 			byMethod := metric.WithAttributes(method)
 			t.active.Add(ctx, 1, byMethod)
@@ -80,8 +80,11 @@ func (t *Telemetry) Middleware(next http.Handler) http.Handler {
 		if t.tracer != nil {
 			ctx = t.propagator.Extract(ctx, propagation.HeaderCarrier(r.Header))
 			// The name is the method until routing has found the pattern.
-			ctx, span = t.tracer.Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer),
+			ctx, span = t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer),
 				trace.WithAttributes(method))
+			if name == otherMethodSpan {
+				span.SetAttributes(attribute.String("http.request.method_original", r.Method[:min(len(r.Method), maxOriginalMethod)]))
+			}
 			r = r.WithContext(ctx)
 		}
 		defer func() {
@@ -97,7 +100,7 @@ func (t *Telemetry) Middleware(next http.Handler) http.Handler {
 			attrs := []attribute.KeyValue{method, attribute.String("http.route", route), attribute.Int("http.response.status_code", status)}
 			if span != nil {
 				if route != "-" {
-					span.SetName(r.Method + " " + route)
+					span.SetName(name + " " + route)
 				}
 				span.SetAttributes(append(attrs, attribute.String("hospo.request_id", id))...)
 				if status >= 500 {
@@ -111,4 +114,34 @@ func (t *Telemetry) Middleware(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// otherMethod stands for every HTTP method outside knownMethods in the
+// http.request.method attribute, and otherMethodSpan in a span's name, as
+// OpenTelemetry's HTTP conventions have it: a client may send any token
+// as a method, and each one would otherwise be a series of its own (2,000
+// invented methods made 36,000 series and pushed the real routes into
+// the SDK's overflow series).
+const (
+	otherMethod     = "_OTHER"
+	otherMethodSpan = "HTTP"
+	// maxOriginalMethod bounds the original method kept on a span (a
+	// method is a token: cutting its bytes splits no character).
+	maxOriginalMethod = 64
+)
+
+// knownMethods are the methods of RFC 9110 and PATCH (RFC 5789).
+var knownMethods = map[string]bool{
+	http.MethodGet: true, http.MethodHead: true, http.MethodPost: true, http.MethodPut: true,
+	http.MethodDelete: true, http.MethodConnect: true, http.MethodOptions: true,
+	http.MethodTrace: true, http.MethodPatch: true,
+}
+
+// spanMethod returns the span name and the http.request.method attribute
+// of method: itself when known, otherwise "HTTP" and "_OTHER".
+func spanMethod(method string) (string, attribute.KeyValue) {
+	if knownMethods[method] {
+		return method, attribute.String("http.request.method", method)
+	}
+	return otherMethodSpan, attribute.String("http.request.method", otherMethod)
 }
