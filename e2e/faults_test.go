@@ -539,18 +539,23 @@ func TestFaultsAfterCommit(t *testing.T) {
 // latency only needs to exceed the client's timeout.
 func TestFaultsLatencyBeyondTimeout(t *testing.T) {
 	t.Parallel()
-	const clientTimeout = time.Second
-	hold := fault{Status: 0, LatencyMs: 3000} // well beyond the timeout
+	// Only the call under test has the short attempt timeout: the world's
+	// setup calls keep the usual one, which a busy machine needs. The
+	// timeout is long enough for any attempt that is not held, and the
+	// held one is held three times longer (the server carries an abandoned
+	// POST out once the latency is over, which the test waits for).
+	const clientTimeout = 5 * time.Second
+	hold := fault{Status: 0, LatencyMs: 15_000}
+	short := []client.Option{client.WithTimeout(clientTimeout), client.WithRetryPolicy(client.RetryPolicy{
+		MaxRetries: 4, MinBackoff: 5 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
+	})}
 	// Each case has a server of its own, whose abandoned attempt cannot
 	// overlap another case. The OpenAPI check would report the abandoned
 	// attempt (the server answers no one, which net/http sends as an empty
 	// 200), so it is off.
 	newLatencyWorld := func(t *testing.T) *world {
 		t.Helper()
-		return newWorldOn(t, refservertest.Start(t, refservertest.WithoutOpenAPIChecks()),
-			client.WithTimeout(clientTimeout), client.WithRetryPolicy(client.RetryPolicy{
-				MaxRetries: 4, MinBackoff: 5 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
-			}))
+		return newWorldOn(t, refservertest.Start(t, refservertest.WithoutOpenAPIChecks()))
 	}
 
 	t.Run("GET", func(t *testing.T) {
@@ -559,7 +564,7 @@ func TestFaultsLatencyBeyondTimeout(t *testing.T) {
 		f := hold
 		f.Method, f.PathPrefix = "GET", "/v1/user/me"
 		w.addFault(t, f)
-		u, err := w.diner.Wallet.GetWallet(t.Context())
+		u, err := w.diner.Wallet.GetWallet(t.Context(), short...)
 		if err != nil || u.UserID != w.diner.UserID {
 			t.Fatalf("GetWallet: %+v, %v", u, err)
 		}
@@ -578,7 +583,10 @@ func TestFaultsLatencyBeyondTimeout(t *testing.T) {
 		{"payment", "/payments/v1/payment", func(t *testing.T, w *world) func(context.Context) error {
 			w.pushCheck(t, 801, "25.00")
 			req := w.payment(t, 801, "5.00")
-			return func(ctx context.Context) error { _, err := w.diner.Wallet.CreatePayment(ctx, req); return err }
+			return func(ctx context.Context) error {
+				_, err := w.diner.Wallet.CreatePayment(ctx, req, short...)
+				return err
+			}
 		}, func(t *testing.T, w *world) {
 			if n := count(t, w.db, `SELECT COUNT(*) FROM payments WHERE check_number = 801`); n != 1 {
 				t.Errorf("%d payments, want 1", n)
@@ -586,7 +594,7 @@ func TestFaultsLatencyBeyondTimeout(t *testing.T) {
 		}},
 		{"check push", "/v1/pos/push-pull/check", func(t *testing.T, w *world) func(context.Context) error {
 			return func(ctx context.Context) error {
-				_, err := w.venue.POS.PushCheck(ctx, w.check(802, "9.00"))
+				_, err := w.venue.POS.PushCheck(ctx, w.check(802, "9.00"), short...)
 				return err
 			}
 		}, func(t *testing.T, w *world) {
