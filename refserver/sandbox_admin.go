@@ -118,34 +118,36 @@ func (s sandboxAPI) handleAdvanceClock(_ http.ResponseWriter, r *http.Request) (
 
 // handleReset is POST /sandbox/reset: every table emptied, a fresh demo
 // fixture, the clock back at real time and all faults cleared. It answers
-// with the new fixture (as GET /sandbox/fixtures). The wipe is a
-// transaction of its own, before the write that seeds the fixture.
+// with the new fixture (as GET /sandbox/fixtures). The wipe and the seed
+// are one transaction, so no request sees the data in between (a demo
+// user without its token, a demo location not there yet), and the
+// fixture is ready, its menus included, when the answer is sent.
 func (s sandboxAPI) handleReset(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
-	err := s.db.Write(r.Context(), func(tx *store.Tx) error {
-		if err := sim.Wipe(tx); err != nil {
-			return err
-		}
-		tx.AfterCommit(func() {
-			s.clock.SetOffset(0)
-			s.clockMoved()
-		})
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.faults.Clear()
 	return func(tx *store.Tx) (any, error) {
+		if err := sim.Wipe(tx); err != nil {
+			return nil, err
+		}
+		// The fixture is stamped by the clock that the reset puts back.
+		tx.SetNow(s.clock.Real())
 		locations, err := s.demo.Seed(tx)
 		if err != nil {
 			return nil, err
 		}
+		fixtures, err := s.demo.Fixtures(tx)
+		if err != nil {
+			return nil, err
+		}
+		// Set here rather than after the commit: the writes batched after
+		// this one are stamped by the clock as the reset left it.
+		s.clock.SetOffset(0)
 		tx.AfterCommit(func() {
+			s.faults.Clear()
+			s.clockMoved()
 			for _, id := range locations {
 				s.monitor.Registered(id)
 			}
 		})
-		return s.demo.Fixtures(tx)
+		return fixtures, nil
 	}, nil
 }
 

@@ -120,9 +120,19 @@ func (d Demo) Seed(tx *store.Tx) (locationIDs []int64, err error) {
 		ds.UserIDs = append(ds.UserIDs, id)
 	}
 	url, token := d.POSURL, DemoPOSToken(key)
+	// The demo POS's menus are known here, so the locations have them
+	// from the start: an order sent as soon as the fixture exists (right
+	// after a reset answers) need not wait for the first menu sync.
+	menus, err := json.Marshal(DemoMenus())
+	if err != nil {
+		return nil, err
+	}
 	for i, dl := range DemoLocations {
 		id, err := tx.InsertLocation(dl.Name, dl.Gateway, &url, &token)
 		if err != nil {
+			return nil, err
+		}
+		if _, err := tx.SetLocationMenu(id, url, string(menus)); err != nil {
 			return nil, err
 		}
 		if err := tx.InsertPOSToken(store.HashSecret(DemoPOSAccessToken(key, i+1)), id); err != nil {

@@ -147,6 +147,7 @@ func (db *DB) restore(ctx context.Context, src *sql.DB, then func(tx *Tx) error)
 		if err != nil {
 			return fmt.Errorf("store: restore: %w", err)
 		}
+		db.replaced.Add(1)
 		db.tokens.forget()
 		db.webhooks.set(webhooksUnknown)
 		runOne := func(_ context.Context, fn func(*Tx) error) error { return db.w.runOne(fn) }

@@ -1,8 +1,11 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mattn/go-sqlite3"
 )
 
 // State returns the value of a sandbox_state entry, or ErrNotFound.
@@ -33,8 +36,13 @@ func (tx *Tx) DeleteState(name string) error {
 // entries it owns.
 func (tx *Tx) WipeData() error {
 	tx.AfterCommit(tx.db.tokens.forget)
-	// Foreign keys are checked at COMMIT instead of per statement, so the
-	// tables can be emptied in any order.
+	tx.db.replaced.Add(1)
+	// Foreign keys are checked at the end of the wipe instead of per
+	// statement, so the tables can be emptied in any order. The pragma
+	// holds for the rest of the transaction, which the writes batched
+	// after this one share, so it is turned off again below: a write
+	// that breaks a foreign key must fail by itself, at its statement,
+	// not fail the COMMIT of the whole batch.
 	if _, err := tx.exec(`PRAGMA defer_foreign_keys = ON`); err != nil {
 		return err
 	}
@@ -70,7 +78,9 @@ func (tx *Tx) WipeData() error {
 			return err
 		}
 	}
-	return nil
+	// Every table is empty, so no deferred violation is pending.
+	_, err = tx.exec(`PRAGMA defer_foreign_keys = OFF`)
+	return err
 }
 
 // CountRows returns the number of rows in table, for tests and the
@@ -86,4 +96,11 @@ func (tx *Tx) CountRows(table string) (int64, error) {
 	var rows int64
 	err := tx.queryRow(`SELECT count(*) FROM "` + strings.ReplaceAll(table, `"`, `""`) + `"`).Scan(&rows)
 	return rows, err
+}
+
+// IsForeignKeyViolation reports whether err is SQLite refusing a row that
+// names one that does not exist (a foreign key).
+func IsForeignKeyViolation(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintForeignKey
 }

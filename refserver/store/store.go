@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" driver
@@ -43,6 +44,9 @@ type DB struct {
 	readS  *stmtCache // == writeS when read == write
 	tokens tokenCache
 	feed   feedWaiters // the feed requests waiting for events; see feedwait.go
+	// replaced counts the wipes (WipeData) and restores of the whole
+	// data since Open; see Replaced.
+	replaced atomic.Uint64
 	// deliveries is closed by each commit that queued webhook deliveries.
 	deliveries eventSignal
 	webhooks   webhookPresence  // see webhooks.go
@@ -55,6 +59,31 @@ type DB struct {
 	// foregroundCheck is the largest file Open checks in full (see
 	// CheckInForegroundUpTo).
 	foregroundCheck int64
+}
+
+// Replaced returns how many times the whole data has been wiped
+// (WipeData) or replaced (RestoreFile, RestoreMemory) since Open. A
+// caller that verified something outside the write transaction (a
+// request's credential) and finds the count moved when its write runs
+// must verify it again in that transaction: the rows it saw may be gone.
+// The count moves in the writer as the wipe or restore runs, so a write
+// queued behind one always sees it moved.
+func (db *DB) Replaced() uint64 { return db.replaced.Load() }
+
+// QueuedWrites returns how many writes wait for the writer now (the
+// refserver.store.write.queue gauge), for diagnostics and tests.
+func (db *DB) QueuedWrites() int { return db.w.queued() }
+
+// HoldWrites runs fn in the writer with no transaction open, after every
+// write queued before it has committed and before any write queued after
+// it starts: while fn runs, no write does. It is for tests that need
+// writes to queue in a known order, and to see what the ones before have
+// committed.
+func (db *DB) HoldWrites(ctx context.Context, fn func()) error {
+	return db.w.doAlone(ctx, func() error {
+		fn()
+		return nil
+	})
 }
 
 // writerDriver is go-sqlite3 with wal_autocheckpoint=0 set on every new
@@ -275,6 +304,11 @@ type Tx struct {
 // Everything a transaction writes uses this one time, so rows written
 // together carry the same timestamp.
 func (tx *Tx) Now() time.Time { return tx.now }
+
+// SetNow stamps the rest of the transaction with t instead: for a
+// transaction that moves the clock itself (a reset puts the virtual clock
+// back to real time, and the fixture it seeds is stamped by that time).
+func (tx *Tx) SetNow(t time.Time) { tx.now = t }
 
 // Unix returns Now as Unix seconds, the unit of every time column.
 func (tx *Tx) Unix() int64 { return tx.now.Unix() }

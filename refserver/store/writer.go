@@ -94,6 +94,9 @@ func (w *writer) stop() {
 	<-w.stopped
 }
 
+// queued returns how many jobs wait for the writer.
+func (w *writer) queued() int { return len(w.queue) }
+
 // do runs fn as one job and returns its result.
 func (w *writer) do(ctx context.Context, fn func(tx *Tx) error) error {
 	return w.submit(ctx, &writeJob{ctx: ctx, fn: fn, done: make(chan struct{})})

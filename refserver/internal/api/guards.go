@@ -231,6 +231,9 @@ func (g *Guards) guard(next http.Handler, mode guardMode, admit func(r *http.Req
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := TraceOf(w)
 		q := &Request{version: routeVersion(r)}
+		if g.db != nil {
+			q.replaced = g.db.Replaced() // before the credential is looked up
+		}
 		if t != nil {
 			q.id = t.id
 		}

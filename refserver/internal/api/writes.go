@@ -194,7 +194,11 @@ func (ws *Writes) serve(w http.ResponseWriter, r *http.Request, e *writeEndpoint
 		body   []byte
 		status = e.status
 	)
+	q := RequestFrom(r.Context())
 	err = ws.db.Write(r.Context(), func(tx *store.Tx) error {
+		if err := recheck(tx, ws.db, r, q); err != nil {
+			return err
+		}
 		v, err := write(tx)
 		var c committed
 		switch {
@@ -214,7 +218,7 @@ func (ws *Writes) serve(w http.ResponseWriter, r *http.Request, e *writeEndpoint
 		return ws.remember(tx, idem, status, body)
 	})
 	if err != nil {
-		ws.rd.Error(w, r, err)
+		ws.rd.Error(w, r, goneRows(err, ws.db, q))
 		return
 	}
 	writeRaw(w, status, body)
