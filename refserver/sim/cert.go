@@ -15,6 +15,8 @@ import (
 	"net"
 	"os"
 	"time"
+
+	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
 // Certificate is the sandbox's self-signed TLS certificate and its PEM
@@ -62,10 +64,13 @@ func LoadOrCreateCertificate(dbPath string, now time.Time, hosts ...string) (Cer
 	if err != nil {
 		return Certificate{}, err
 	}
-	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
+	// Both files are private like the database beside them (the
+	// certificate is public, but only the server reads the file: clients
+	// fetch it from GET /sandbox/ca.pem).
+	if err := writePrivate(keyFile, keyPEM); err != nil {
 		return Certificate{}, fmt.Errorf("sandbox: save certificate key: %w", err)
 	}
-	if err := os.WriteFile(certFile, certPEM, 0o644); err != nil {
+	if err := writePrivate(certFile, certPEM); err != nil {
 		return Certificate{}, fmt.Errorf("sandbox: save certificate: %w", err)
 	}
 	return parseCert(certPEM, keyPEM)
@@ -136,4 +141,13 @@ func parseCert(certPEM, keyPEM []byte) (Certificate, error) {
 		}
 	}
 	return Certificate{TLS: c, CertPEM: certPEM}, nil
+}
+
+// writePrivate writes b to path, which is store.PrivateMode afterwards
+// even if it existed with another mode.
+func writePrivate(path string, b []byte) error {
+	if err := os.WriteFile(path, b, store.PrivateMode); err != nil {
+		return err
+	}
+	return store.Chmod(path)
 }

@@ -41,8 +41,13 @@ func (db *DB) CopyToFile(ctx context.Context, path string) (int64, error) {
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return 0, fmt.Errorf("store: copy: %w", err)
 	}
+	// Created private before SQLite opens it, which keeps its mode.
+	if err := makePrivate(tmp); err != nil {
+		return 0, err
+	}
 	dst, err := sql.Open("sqlite3", tmp)
 	if err != nil {
+		_ = os.Remove(tmp)
 		return 0, fmt.Errorf("store: copy: %w", err)
 	}
 	oneConnection(dst)

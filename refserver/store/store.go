@@ -129,6 +129,10 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...OpenOp
 			return nil, err
 		}
 		db.lock = lock
+		if err := makePrivate(path); err != nil {
+			lock.release()
+			return nil, err
+		}
 		// _txlock=immediate: a write transaction takes the write lock at
 		// BEGIN, so it can never fail half-way by upgrading a read lock.
 		// busy_timeout: wait for a lock held by another process (e.g. a
