@@ -1,6 +1,7 @@
 package refserver
 
 import (
+	"context"
 	"crypto/rsa"
 	"log/slog"
 	"net/http"
@@ -138,6 +139,10 @@ type Config struct {
 	// panicking handler, a test-only POST) inside the full middleware
 	// chain. It is unexported so nothing outside the package can.
 	routeHook func(s *Server, r chi.Router)
+	// writeQueued, when set, is called with the context of each write as
+	// it enters the database writer's queue (store.NotifyQueued), for
+	// tests that order writes.
+	writeQueued func(ctx context.Context)
 	// inFlightWait, when set, is called by each request that has to wait
 	// for a place under MaxInFlight, so tests can see the queue.
 	inFlightWait func()

@@ -22,5 +22,8 @@ func (s *Server) HoldWriter() (held <-chan struct{}, release func()) {
 	return h, func() { close(free) }
 }
 
-// QueuedWrites returns how many writes wait for the writer.
-func (s *Server) QueuedWrites() int { return s.db.QueuedWrites() }
+// WithWriteQueued is an option of refservertest.Start: f is called with
+// the context of each write as it enters the database writer's queue.
+func WithWriteQueued(f func(ctx context.Context)) func(*Config) {
+	return func(c *Config) { c.writeQueued = f }
+}

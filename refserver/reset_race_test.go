@@ -2,13 +2,13 @@ package refserver_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/fulfillment"
@@ -64,32 +64,63 @@ func send(env *refservertest.Env, method, path string, admin bool, body any) (an
 	return a, nil
 }
 
-// queueBehind sends each request in order, each once the one before is
-// queued for the database's writer, which is held until all are; it
-// returns their answers.
-func queueBehind(t *testing.T, env *refservertest.Env, reqs ...func() (answer, error)) []answer {
+// startOrdered starts a server whose requests' writes can be queued in a
+// known order with queueBehind.
+func startOrdered(t *testing.T, opts ...func(*refserver.Config)) (*refservertest.Env, <-chan struct{}) {
+	queued := make(chan struct{}, 64)
+	opts = append(opts, refserver.WithWriteQueued(func(ctx context.Context) {
+		// A request's write, not a background worker's.
+		if ctx.Value(http.ServerContextKey) != nil {
+			queued <- struct{}{}
+		}
+	}))
+	return refservertest.Start(t, opts...), queued
+}
+
+// waitQueued waits for the next write of a request to be queued; done
+// fails the test when the request answers first.
+func waitQueued(t *testing.T, queued <-chan struct{}, done <-chan result) {
 	t.Helper()
+	select {
+	case <-queued:
+	case r := <-done:
+		t.Fatalf("request %d answered without queueing a write: %+v, %v", r.i, r.a, r.err)
+	}
+}
+
+// drain forgets the writes queued so far.
+func drain(queued <-chan struct{}) {
+	for {
+		select {
+		case <-queued:
+		default:
+			return
+		}
+	}
+}
+
+// result is the answer to the i-th request of queueBehind.
+type result struct {
+	i   int
+	a   answer
+	err error
+}
+
+// queueBehind sends each request in order, each once the one before has
+// queued its write for the database's writer, which is held until all
+// have; it returns their answers.
+func queueBehind(t *testing.T, env *refservertest.Env, queued <-chan struct{}, reqs ...func() (answer, error)) []answer {
+	t.Helper()
+	drain(queued)
 	held, release := env.Server.HoldWriter()
 	<-held
-	type result struct {
-		i   int
-		a   answer
-		err error
-	}
 	results := make(chan result, len(reqs))
 	for i, req := range reqs {
 		go func() {
 			a, err := req()
 			results <- result{i, a, err}
 		}()
-		for env.Server.QueuedWrites() < i+1 {
-			select {
-			case r := <-results:
-				release()
-				t.Fatalf("request %d answered without queueing a write: %+v, %v", r.i, r.a, r.err)
-			case <-time.After(time.Millisecond): // a poll of a condition, not a timing assumption
-			}
-		}
+		waitQueued(t, queued, results)
 	}
 	release()
 	out := make([]answer, len(reqs))
@@ -113,13 +144,13 @@ var order = map[string]any{"locationId": 1, "items": []map[string]any{{"plu": "S
 // 401 saying why, not a 500; the reset itself answers 200.
 func TestWritesQueuedBehindAReset(t *testing.T) {
 	t.Parallel()
-	env := refservertest.Start(t)
+	env, queued := startOrdered(t)
 	demo := env.Fixtures(t).Users[0].AccessToken
 	_, gone := env.NewUser(t)
 	venue := env.NewVenue(t, refservertest.VenueConfig{Name: "Gone"})
 	gonePOS, push := venue.POSToken, venue.OpenCheck(1, "9.00")
 
-	got := queueBehind(t, env,
+	got := queueBehind(t, env, queued,
 		func() (answer, error) { return send(env, "POST", "/sandbox/reset", true, nil) },
 		func() (answer, error) { return send(env, "POST", "/ordering/v3/order?accessToken="+gone, false, order) },
 		func() (answer, error) {
@@ -145,7 +176,7 @@ func TestWritesQueuedBehindAReset(t *testing.T) {
 // does not exist in the restored state.
 func TestWritesQueuedBehindARestore(t *testing.T) {
 	t.Parallel()
-	env := refservertest.Start(t)
+	env, queued := startOrdered(t)
 	demo := env.Fixtures(t).Users[0].AccessToken
 	var snap struct {
 		SnapshotID string `json:"snapshotId"`
@@ -155,7 +186,7 @@ func TestWritesQueuedBehindARestore(t *testing.T) {
 	}
 	_, gone := env.NewUser(t)
 
-	got := queueBehind(t, env,
+	got := queueBehind(t, env, queued,
 		func() (answer, error) {
 			return send(env, "POST", "/sandbox/snapshots/"+snap.SnapshotID+"/restore", true, nil)
 		},
@@ -206,25 +237,18 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // between when the reset seeded in a write of its own).
 func TestResetIsOneStep(t *testing.T) {
 	t.Parallel()
-	env := refservertest.Start(t)
+	env, queued := startOrdered(t)
 	demo := env.Fixtures(t).Users[0].AccessToken
+	drain(queued)
 	held, release := env.Server.HoldWriter()
 	<-held
-	reset := make(chan answer, 1)
+	reset := make(chan result, 1)
 	go func() {
 		a, err := send(env, "POST", "/sandbox/reset", true, nil)
-		if err != nil {
-			a.Message = err.Error()
-		}
-		reset <- a
+		reset <- result{0, a, err}
 	}()
-	for env.Server.QueuedWrites() < 1 {
-		time.Sleep(time.Millisecond) // a poll of a condition, not a timing assumption
-	}
+	waitQueued(t, queued, reset)
 	behind, releaseBehind := env.Server.HoldWriter()
-	for env.Server.QueuedWrites() < 2 {
-		time.Sleep(time.Millisecond)
-	}
 	release()
 	<-behind // what the reset queued first has run
 	for _, path := range []string{"/v1/location/2", "/v1/user/me?accessToken=" + demo} {
@@ -233,7 +257,7 @@ func TestResetIsOneStep(t *testing.T) {
 		}
 	}
 	releaseBehind()
-	if a := <-reset; a.Status != http.StatusOK {
-		t.Errorf("reset: %+v", a)
+	if r := <-reset; r.err != nil || r.a.Status != http.StatusOK {
+		t.Errorf("reset: %+v, %v", r.a, r.err)
 	}
 }

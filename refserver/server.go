@@ -213,7 +213,11 @@ func New(cfg Config) (*Server, error) {
 	if s.tel, err = api.NewTelemetry(tracer, cfg.Propagator, meter); err != nil {
 		return nil, fmt.Errorf("refserver: telemetry: %w", err)
 	}
-	db, err := store.Open(ctx, cfg.DBPath, s.clock.Now, store.WithTelemetry(tracer, meter), store.CheckInForegroundUpTo(startCheck))
+	openOpts := []store.OpenOption{store.WithTelemetry(tracer, meter), store.CheckInForegroundUpTo(startCheck)}
+	if cfg.writeQueued != nil {
+		openOpts = append(openOpts, store.NotifyQueued(cfg.writeQueued))
+	}
+	db, err := store.Open(ctx, cfg.DBPath, s.clock.Now, openOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("refserver: %w", err)
 	}

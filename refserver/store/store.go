@@ -44,6 +44,9 @@ type DB struct {
 	readS  *stmtCache // == writeS when read == write
 	tokens tokenCache
 	feed   feedWaiters // the feed requests waiting for events; see feedwait.go
+	// queued, when set, is called with the context of each write as it
+	// enters the writer's queue (NotifyQueued).
+	queued func(ctx context.Context)
 	// replaced counts the wipes (WipeData) and restores of the whole
 	// data since Open; see Replaced.
 	replaced atomic.Uint64
@@ -70,9 +73,12 @@ type DB struct {
 // queued behind one always sees it moved.
 func (db *DB) Replaced() uint64 { return db.replaced.Load() }
 
-// QueuedWrites returns how many writes wait for the writer now (the
-// refserver.store.write.queue gauge), for diagnostics and tests.
-func (db *DB) QueuedWrites() int { return db.w.queued() }
+// NotifyQueued is an OpenOption that calls f with the context of each
+// write (and each HoldWrites) as it enters the writer's queue, so that a
+// test can send writes in a known order behind HoldWrites.
+func NotifyQueued(f func(ctx context.Context)) OpenOption {
+	return func(db *DB) { db.queued = f }
+}
 
 // HoldWrites runs fn in the writer with no transaction open, after every
 // write queued before it has committed and before any write queued after

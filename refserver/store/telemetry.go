@@ -67,7 +67,7 @@ func (t *writerTelemetry) start(w *writer) error {
 		return err
 	}
 	t.queueReg, err = t.meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-		o.ObserveInt64(queue, int64(w.queued()))
+		o.ObserveInt64(queue, int64(len(w.queue)))
 		return nil
 	}, queue)
 	return err

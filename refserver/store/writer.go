@@ -94,9 +94,6 @@ func (w *writer) stop() {
 	<-w.stopped
 }
 
-// queued returns how many jobs wait for the writer.
-func (w *writer) queued() int { return len(w.queue) }
-
 // do runs fn as one job and returns its result.
 func (w *writer) do(ctx context.Context, fn func(tx *Tx) error) error {
 	return w.submit(ctx, &writeJob{ctx: ctx, fn: fn, done: make(chan struct{})})
@@ -127,6 +124,9 @@ func (w *writer) submit(ctx context.Context, j *writeJob) error {
 		return errClosed
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+	if w.db.queued != nil {
+		w.db.queued(ctx)
 	}
 	// While the job waits in the queue the caller may withdraw it when
 	// ctx ends. Once the writer has taken it, fn may run: wait for it
