@@ -71,8 +71,38 @@ func NewSnapshots(db *store.DB, dbPath string, now func() time.Time) *Snapshots 
 		s.mem = map[string]*memSnapshot{}
 	} else {
 		s.dir = SnapshotDir(dbPath)
+		removeLeftovers(s.dir)
 	}
 	return s
+}
+
+// leftoverPattern matches what a save cut short leaves in the snapshot
+// directory: a copy or metadata under its temporary name (and SQLite's
+// journal of the copy), from a process killed during a save or a save
+// that failed on a full disk.
+var leftoverPattern = regexp.MustCompile(`^snap_[0-9a-f]{16}\.(sqlite|json)\.tmp(-journal|-wal|-shm)?$`)
+
+// removeLeftovers deletes, at start when no save runs, the temporary
+// files of saves cut short and the copies whose metadata was never
+// written (killed between the two). It is best-effort: what it cannot
+// remove is never listed anyway.
+func removeLeftovers(dir string) {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, de := range des {
+		name := de.Name()
+		if leftoverPattern.MatchString(name) {
+			_ = os.Remove(filepath.Join(dir, name))
+			continue
+		}
+		if id, ok := strings.CutSuffix(name, ".sqlite"); ok && snapshotIDPattern.MatchString(id) {
+			if _, err := os.Stat(filepath.Join(dir, id+".json")); errors.Is(err, os.ErrNotExist) {
+				_ = os.Remove(filepath.Join(dir, name))
+			}
+		}
+	}
 }
 
 // snapshotIDPattern is the shape of the ids newSnapshotID makes. Any other

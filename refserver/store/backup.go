@@ -69,7 +69,9 @@ func (db *DB) CopyToFile(ctx context.Context, path string) (int64, error) {
 		}
 	}
 	if err != nil {
-		_ = os.Remove(tmp)
+		for _, f := range []string{tmp, tmp + "-journal", tmp + "-wal", tmp + "-shm"} {
+			_ = os.Remove(f)
+		}
 		return 0, fmt.Errorf("store: copy: %w", err)
 	}
 	return size, nil
