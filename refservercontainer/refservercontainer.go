@@ -178,18 +178,11 @@ func (c *Container) HTTPSClient() *http.Client {
 // setPublicURLs tells the sandbox the URLs its ports have here, which it
 // hands out from then on (PUT /sandbox/public-urls).
 func setPublicURLs(ctx context.Context, c *Container) error {
-	admin, err := c.Client(client.WithAdminKey(c.AdminKey))
+	sb, err := c.Sandbox()
 	if err != nil {
-		return fmt.Errorf("refservercontainer: %w", err)
+		return err
 	}
-	_, err = admin.Do(ctx, &client.Request{
-		Method: http.MethodPut,
-		Route:  "/sandbox/public-urls",
-		Path:   "sandbox/public-urls",
-		Body:   map[string]string{"url": c.URL, "tlsUrl": c.TLSURL},
-		Auth:   client.AuthAdminKey,
-	}, nil)
-	if err != nil {
+	if _, err := sb.SetPublicURLs(ctx, sandbox.PublicURLs{URL: c.URL, TLSURL: c.TLSURL}); err != nil {
 		return fmt.Errorf("refservercontainer: set the sandbox's public URLs: %w", err)
 	}
 	return nil
