@@ -62,7 +62,7 @@ func listenMetrics(o options, logger *slog.Logger, exporting []sdkmetric.Reader,
 	m.mp = sdkmetric.NewMeterProvider(opts...)
 	if err := runtime.Start(runtime.WithMeterProvider(m.mp)); err != nil {
 		m.close()
-		return nil, fmt.Errorf("Go runtime metrics: %w", err)
+		return nil, fmt.Errorf("runtime metrics of Go: %w", err)
 	}
 	if err := recordProcessMetrics(m.mp); err != nil {
 		m.close()
