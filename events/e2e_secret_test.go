@@ -62,7 +62,7 @@ func TestE2ESecretIsShownOnce(t *testing.T) {
 
 	w.venue.Heartbeat(t)
 	online := w.feed(t, events.FeedQuery{})[0]
-	w.delivery(t, wh.Webhook.WebhookID, online.ID, func(d events.Delivery) bool { return d.Attempts == 1 })
+	w.delivery(t, wh.Webhook.WebhookID, online.ID, func(d events.Delivery) bool { return d.Attempts == 1 && d.LastError != nil })
 	if _, err := w.sandbox.AdvanceClock(ctx, time.Second); err != nil {
 		t.Fatal(err)
 	}

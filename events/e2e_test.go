@@ -321,7 +321,7 @@ func TestE2ERetriesAndRedelivery(t *testing.T) {
 	ev := feed[0]
 
 	for try := 1; try <= 2; try++ {
-		d := w.delivery(t, id, ev.ID, func(d events.Delivery) bool { return d.Attempts >= try })
+		d := w.delivery(t, id, ev.ID, func(d events.Delivery) bool { return d.Attempts >= try && d.LastError != nil })
 		if d.Status != events.DeliveryPending || d.LastStatusCode == nil || *d.LastStatusCode != http.StatusInternalServerError ||
 			d.LastError == nil || d.NextAttemptAt == nil {
 			t.Fatalf("after failed attempt %d: %+v", try, d)

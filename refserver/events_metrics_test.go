@@ -30,7 +30,7 @@ func TestWebhookDeliveriesAreCounted(t *testing.T) {
 	rc.failNext(1)
 	venue.Heartbeat(t)
 	first := rc.next(t)
-	deliveryOf(t, env, key, wh.Webhook.WebhookID, first.event.ID, func(d delivery) bool { return d.Attempts == 1 })
+	deliveryOf(t, env, key, wh.Webhook.WebhookID, first.event.ID, func(d delivery) bool { return d.Attempts == 1 && d.LastError != nil })
 	env.AdvanceClock(t, time.Second)
 	rc.next(t)
 

@@ -49,7 +49,7 @@ func TestWebhookSecretIsShownOnce(t *testing.T) {
 	venue.Heartbeat(t)
 	first := rc.next(t)
 	checkSignature(t, first, secret, wh.Webhook.WebhookID)
-	deliveryOf(t, env, key, wh.Webhook.WebhookID, first.event.ID, func(d delivery) bool { return d.Attempts == 1 })
+	deliveryOf(t, env, key, wh.Webhook.WebhookID, first.event.ID, func(d delivery) bool { return d.Attempts == 1 && d.LastError != nil })
 	env.AdvanceClock(t, 2*time.Second)
 	rc.next(t)
 	var bodies [][]byte

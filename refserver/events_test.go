@@ -258,7 +258,7 @@ func TestWebhookRetriesOnTheVirtualClock(t *testing.T) {
 	for try := 1; try <= 9; try++ {
 		r := rc.next(t)
 		checkSignature(t, r, wh.Secret, id)
-		d := deliveryOf(t, env, key, id, r.event.ID, func(d delivery) bool { return d.Attempts == try })
+		d := deliveryOf(t, env, key, id, r.event.ID, func(d delivery) bool { return d.Attempts == try && d.LastError != nil })
 		backoff := int64(1) << (try - 1)
 		now := serverTime(t, env)
 		if d.Status != "pending" || d.NextAttemptAt == nil || *d.NextAttemptAt-now > backoff || *d.NextAttemptAt-now < backoff-1 ||
@@ -301,7 +301,7 @@ func TestWebhookGivesUpAfterFifteenAttempts(t *testing.T) {
 	var d delivery
 	for try := 1; try <= 15; try++ {
 		r := rc.next(t)
-		d = deliveryOf(t, env, key, id, r.event.ID, func(d delivery) bool { return d.Attempts == try })
+		d = deliveryOf(t, env, key, id, r.event.ID, func(d delivery) bool { return d.Attempts == try && d.LastError != nil })
 		if try < 15 {
 			env.AdvanceClock(t, time.Duration(min(int64(1)<<(try-1), 3600))*time.Second)
 		}
@@ -530,7 +530,7 @@ func TestDeliveriesSurviveARestart(t *testing.T) {
 	rc.failNext(1)
 	venue.Heartbeat(t)
 	first := rc.next(t)
-	deliveryOf(t, env, key, wh.Webhook.WebhookID, first.event.ID, func(d delivery) bool { return d.Attempts == 1 })
+	deliveryOf(t, env, key, wh.Webhook.WebhookID, first.event.ID, func(d delivery) bool { return d.Attempts == 1 && d.LastError != nil })
 
 	env.Restart(t)
 	env.AdvanceClock(t, 2*time.Second)
@@ -649,7 +649,7 @@ func TestWebhookTargetsAndAnswersAreBounded(t *testing.T) {
 	if len(d) != 1 {
 		t.Fatalf("deliveries %+v", d)
 	}
-	d[0] = deliveryOf(t, env, key, wh.Webhook.WebhookID, d[0].EventID, func(d delivery) bool { return d.Attempts == 1 })
+	d[0] = deliveryOf(t, env, key, wh.Webhook.WebhookID, d[0].EventID, func(d delivery) bool { return d.Attempts == 1 && d.LastError != nil })
 	if d[0].Status == "delivered" || d[0].LastError == nil || !strings.Contains(*d[0].LastError, "header") {
 		t.Errorf("delivery answered with 8 MiB of headers: %+v (%v)", d[0], ptrString(d[0].LastError))
 	}
@@ -677,4 +677,74 @@ func TestWebhooksPerKeyAreLimited(t *testing.T) {
 		t.Fatalf("17th webhook: %d %s", status, body)
 	}
 	createWebhook(t, env, other, "http://127.0.0.1:9/h", "*")
+}
+
+// The deliveries list counts an attempt while it is under way: a receiver
+// that holds the request sees the delivery pending with that attempt
+// counted (and no status or error yet, those of the attempt before
+// cleared), as it does right after answering, before the outcome is
+// recorded.
+func TestDeliveryListCountsTheAttemptUnderWay(t *testing.T) {
+	t.Parallel()
+	env := refservertest.Start(t)
+	venue := env.NewVenue(t, refservertest.VenueConfig{})
+	key := venue.NewAPIKey(t)
+	var (
+		arrived  = make(chan string)
+		release  = make(chan int)
+		answered = make(chan struct{}, 1)
+	)
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case arrived <- r.Header.Get("Hospo-Event-Id"):
+		case <-r.Context().Done():
+			return
+		}
+		select {
+		case code := <-release:
+			w.WriteHeader(code)
+		case <-r.Context().Done():
+			return
+		}
+		answered <- struct{}{}
+	}))
+	t.Cleanup(rc.Close)
+	wh := createWebhook(t, env, key, rc.URL, "location.online")
+	id := wh.Webhook.WebhookID
+	venue.Heartbeat(t)
+
+	for try, code := range []int{http.StatusInternalServerError, http.StatusOK} {
+		eventID := <-arrived
+		var d delivery
+		for _, x := range listDeliveries(t, env, key, id) {
+			if x.EventID == eventID {
+				d = x
+			}
+		}
+		if d.Status != "pending" || d.Attempts != try+1 || d.LastStatusCode != nil || d.LastError != nil {
+			t.Fatalf("while attempt %d is under way: %+v", try+1, d)
+		}
+		release <- code
+		<-answered
+		if got := listDeliveries(t, env, key, id); len(got) != 1 || got[0].Attempts != try+1 {
+			t.Fatalf("right after the receiver answered attempt %d: %+v", try+1, got)
+		}
+		if code != http.StatusOK {
+			deliveryOf(t, env, key, id, eventID, func(d delivery) bool { return d.LastError != nil })
+			// The clock call answers once the retry it made due has run, and
+			// the receiver holds that retry until this test reads it: so the
+			// advance goes on beside the test.
+			advanced := make(chan struct{})
+			go func() {
+				defer close(advanced)
+				env.AdvanceClock(t, time.Second)
+			}()
+			t.Cleanup(func() { <-advanced })
+			continue
+		}
+		d = deliveryOf(t, env, key, id, eventID, func(d delivery) bool { return d.Status == "delivered" })
+		if d.Attempts != 2 || d.LastStatusCode == nil || *d.LastStatusCode != http.StatusOK {
+			t.Errorf("delivered: %+v", d)
+		}
+	}
 }

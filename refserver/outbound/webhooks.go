@@ -191,27 +191,32 @@ func (q *webhookQueue) Due(ctx context.Context, limit int) ([]Due, time.Time, er
 	return due, next, err
 }
 
-// Claim reads the delivery; the dispatcher runs one attempt per delivery
-// at a time, so nothing needs marking.
+// Claim reads the delivery and counts the attempt in the table before it
+// is made (store.StartDeliveryAttempt), so that the deliveries list is
+// true while the call is under way. The dispatcher runs one attempt per
+// delivery at a time, so nothing else needs marking.
 func (q *webhookQueue) Claim(ctx context.Context, id string) (Attempt, error) {
 	var (
-		t   store.DeliveryTarget
-		now int64
+		t    store.DeliveryTarget
+		skip bool
 	)
-	err := q.cfg.DB.Read(ctx, func(tx *store.Tx) error {
+	err := q.cfg.DB.Write(ctx, func(tx *store.Tx) error {
 		var err error
-		t, err = tx.GetDeliveryTarget(id)
-		now = tx.Unix()
-		return err
+		if t, err = tx.GetDeliveryTarget(id); err != nil {
+			return err
+		}
+		if t.Status != store.DeliveryPending || t.NextAttemptAt == nil || *t.NextAttemptAt > tx.Unix() {
+			skip = true // settled or rescheduled since it was listed
+			return nil
+		}
+		t.Attempts++
+		return tx.StartDeliveryAttempt(id)
 	})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil // the webhook was deleted, or a reset, since it was listed
 	}
-	if err != nil {
+	if err != nil || skip {
 		return nil, err
-	}
-	if t.Status != store.DeliveryPending || t.NextAttemptAt == nil || *t.NextAttemptAt > now {
-		return nil, nil // settled or rescheduled since it was listed
 	}
 	return &webhookAttempt{q: q, t: t}, nil
 }
@@ -228,7 +233,8 @@ type webhookAttempt struct {
 	status int
 }
 
-func (a *webhookAttempt) Try() int { return a.t.Attempts + 1 }
+// Try is the attempt's number, counted when it was claimed.
+func (a *webhookAttempt) Try() int { return a.t.Attempts }
 
 // Call POSTs the envelope, signed, to the webhook's URL.
 func (a *webhookAttempt) Call(ctx context.Context) error {

@@ -353,6 +353,26 @@ type DeliveryAttempt struct {
 // was removed (its webhook deleted, a reset) while the attempt was made.
 var ErrDeliveryGone = errors.New("delivery is gone")
 
+// StartDeliveryAttempt counts an attempt at a pending delivery as it
+// starts, before the call, so that a list read while it is under way (or
+// after the receiver answered, before the outcome is recorded) shows it:
+// attempts counts it, and the last status and error, which belonged to
+// the attempt before, are cleared until RecordDeliveryAttempt writes its
+// own. It returns ErrDeliveryGone when the delivery is no longer pending.
+func (tx *Tx) StartDeliveryAttempt(deliveryID string) error {
+	res, err := tx.exec(`UPDATE webhook_deliveries SET attempts = attempts + 1, last_status_code = NULL, last_error = NULL
+		WHERE delivery_id = ? AND status = 'pending'`, deliveryID)
+	if err != nil {
+		return fmt.Errorf("start delivery attempt: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return ErrDeliveryGone
+	}
+	return nil
+}
+
 // RecordDeliveryAttempt stores the outcome of an attempt at a delivery.
 func (tx *Tx) RecordDeliveryAttempt(deliveryID string, a DeliveryAttempt) error {
 	res, err := tx.exec(`UPDATE webhook_deliveries SET status = ?, attempts = ?, last_status_code = ?, last_error = ?,
