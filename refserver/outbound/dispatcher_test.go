@@ -286,10 +286,12 @@ func TestDispatcherSharesPlacesBetweenGroups(t *testing.T) {
 		Concurrency: 4, PerGroup: 2, Batch: 10,
 	})
 	runScheduled(t, d.Schedule, d.Wait)
-	waitUntil(t, "b1 delivered while a's receivers hang", func() bool {
+	// Both conditions are awaited: b1 may settle before a's second try
+	// has started, and a's tries hang until hang is closed.
+	waitUntil(t, "b1 delivered and two of a's tries hanging", func() bool {
 		q.mu.Lock()
 		defer q.mu.Unlock()
-		return q.items["b1"].settled
+		return q.items["b1"].settled && q.groupCalls["a"] == 2
 	})
 	close(hang)
 	waitUntil(t, "every delivery settled", q.settled)
