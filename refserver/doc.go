@@ -35,7 +35,9 @@
 // JSON, or streamed when it is an api.Stream. A POST is an
 // api.WriteHandler that decodes with api.Decode, checks the body and
 // returns the api.Write that runs the rule in the write transaction.
-// Either returns an error, rendered by the one error renderer, instead.
+// Either takes the request alone, and everything the response needs comes
+// back from its Read or Write; or it returns an error, rendered by the one
+// error renderer, instead.
 // Register it in routes.go in the group of its credential (the group's
 // guard makes the request record, read with api.RequestFrom): a GET with
 // s.reads.Get, a POST with s.writes.Post so that it is idempotent. Add it

@@ -103,7 +103,7 @@ func testRoutes(s *Server, r chi.Router) {
 	})
 	// POST /v1/test/count creates a user per request that does work, so
 	// tests can count how often the work really happened.
-	s.writes.Post(r.With(s.guards.User), "/v1/test/count", http.StatusCreated, func(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+	s.writes.Post(r.With(s.guards.User), "/v1/test/count", http.StatusCreated, func(r *http.Request) (api.Write, error) {
 		var req struct {
 			Note   string       `json:"note"`
 			Amount client.Money `json:"amount"`

@@ -12,7 +12,7 @@ import (
 )
 
 // handleCreateOrder serves POST /ordering/v3/order (rules.CreateOrder).
-func (s *Server) handleCreateOrder(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s *Server) handleCreateOrder(r *http.Request) (api.Write, error) {
 	var req fulfillment.OrderRequest
 	if _, err := api.Decode(r, &req); err != nil {
 		return nil, err
@@ -41,7 +41,7 @@ func (s *Server) handleGetOrder(r *http.Request) (api.Read, error) {
 // /ordering/v3/order/{orderId}/fulfillment-type/{method} endpoints
 // (rules.SetFulfillment), answering 202 with {}. The first fulfillment of
 // an order wakes the dispatcher, which sends it to the location's POS.
-func (s *Server) handleSetFulfillment(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s *Server) handleSetFulfillment(r *http.Request) (api.Write, error) {
 	t := fulfillment.Type(chi.URLParam(r, "method"))
 	if !t.Known() {
 		// Each fulfillment type is an endpoint of its own: another one

@@ -10,7 +10,7 @@ import (
 )
 
 // handleCreatePayment serves POST /payments/v1/payment (rules.CreatePayment).
-func (s *Server) handleCreatePayment(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s *Server) handleCreatePayment(r *http.Request) (api.Write, error) {
 	var req wallet.CreatePaymentRequest
 	decoded, err := api.Decode(r, &req)
 	if err != nil {

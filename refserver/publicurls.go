@@ -89,7 +89,7 @@ func (s sandboxAPI) handleGetPublicURLs(*http.Request) (api.Read, error) {
 
 // handleSetPublicURLs is PUT /sandbox/public-urls (SetPublicURLs), which a
 // container's launcher calls once it knows the ports it mapped.
-func (s sandboxAPI) handleSetPublicURLs(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleSetPublicURLs(r *http.Request) (api.Write, error) {
 	var req PublicURLs
 	if _, err := api.Decode(r, &req); err != nil {
 		return nil, err

@@ -27,14 +27,13 @@ import (
 // closed-bills listing.
 
 // handleCheckPush stores a check: POST /v1/pos/push-pull/check.
-func (s *Server) handleCheckPush(w http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s *Server) handleCheckPush(r *http.Request) (api.Write, error) {
 	q := api.RequestFrom(r.Context())
 	push, err := checkwire.Decode(q.Body())
 	if err != nil {
 		return nil, err
 	}
 	loc := push.LocationID()
-	api.ReportBodyLocation(w, loc)
 	// The location is checked before the content, so that a POS learns
 	// nothing about the rules of a location it cannot write to.
 	if loc != nil && !q.Principal().CanSeeLocation(*loc) {
@@ -52,7 +51,10 @@ func (s *Server) handleCheckPush(w http.ResponseWriter, r *http.Request) (api.Wr
 		if err != nil {
 			return nil, err
 		}
-		return possync.PushResult{BillID: p.BillID, Version: p.Version, RequestInfo: s.api.Info(r)}, nil
+		return api.Located{
+			Response: possync.PushResult{BillID: p.BillID, Version: p.Version, RequestInfo: s.api.Info(r)},
+			Location: loc,
+		}, nil
 	}, nil
 }
 
@@ -71,7 +73,7 @@ func (s *Server) handlePaymentsPoll(r *http.Request) (api.Read, error) {
 
 // handleAcceptPayment serves POST /v1/pos/push-pull/accept-payment
 // (rules.AcceptPayment).
-func (s *Server) handleAcceptPayment(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s *Server) handleAcceptPayment(r *http.Request) (api.Write, error) {
 	var req possync.AcceptRequest
 	if _, err := api.Decode(r, &req); err != nil {
 		return nil, err
@@ -93,7 +95,7 @@ func (s *Server) handleAcceptPayment(_ http.ResponseWriter, r *http.Request) (ap
 // handleHeartbeat serves POST /v1/pos/push-pull/heartbeat/{locationId}
 // (rules.Heartbeat). A body, if any, is ignored (but read, like every
 // body: one over the size limit is still a 413001).
-func (s *Server) handleHeartbeat(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s *Server) handleHeartbeat(r *http.Request) (api.Write, error) {
 	loc, err := posLocation(r)
 	if err != nil {
 		return nil, err

@@ -24,14 +24,14 @@ func (s sandboxAPI) handleFixtures(*http.Request) (api.Read, error) {
 
 // handleCreateUser is POST /sandbox/users (rules.CreateUser). No body is
 // needed.
-func (s sandboxAPI) handleCreateUser(http.ResponseWriter, *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleCreateUser(*http.Request) (api.Write, error) {
 	return func(tx *store.Tx) (any, error) { return rules.CreateUser(tx) }, nil
 }
 
 // handleCreateLocation is POST /sandbox/locations (rules.CreateLocation).
 // A location with a universal POS is handed to the POS monitor once it is
 // committed.
-func (s sandboxAPI) handleCreateLocation(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleCreateLocation(r *http.Request) (api.Write, error) {
 	var req rules.LocationRequest
 	if _, err := api.Decode(r, &req); err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func (s sandboxAPI) handleCreateLocation(_ http.ResponseWriter, r *http.Request)
 }
 
 // handleCreateAPIKey is POST /sandbox/api-keys (rules.CreateAPIKey).
-func (s sandboxAPI) handleCreateAPIKey(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleCreateAPIKey(r *http.Request) (api.Write, error) {
 	var req rules.APIKeyRequest
 	if _, err := api.Decode(r, &req); err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ const maxAdvance = 10 * 366 * 24 * 3600
 // handleAdvanceClock is POST /sandbox/clock: moves the virtual clock
 // forward by advanceSeconds (never backward: expiry and staleness rules
 // assume time only moves on).
-func (s sandboxAPI) handleAdvanceClock(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleAdvanceClock(r *http.Request) (api.Write, error) {
 	var req advanceClockRequest
 	bad, err := api.Decode(r, &req, "advanceSeconds")
 	if err != nil {
@@ -122,7 +122,7 @@ func (s sandboxAPI) handleAdvanceClock(_ http.ResponseWriter, r *http.Request) (
 // are one transaction, so no request sees the data in between (a demo
 // user without its token, a demo location not there yet), and the
 // fixture is ready, its menus included, when the answer is sent.
-func (s sandboxAPI) handleReset(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleReset(r *http.Request) (api.Write, error) {
 	return func(tx *store.Tx) (any, error) {
 		if err := sim.Wipe(tx); err != nil {
 			return nil, err
@@ -158,7 +158,7 @@ func (s sandboxAPI) handleListFaults(*http.Request) (api.Read, error) {
 }
 
 // handleAddFault is POST /sandbox/faults (rules.NewFault).
-func (s sandboxAPI) handleAddFault(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleAddFault(r *http.Request) (api.Write, error) {
 	var req rules.FaultRequest
 	if _, err := api.Decode(r, &req); err != nil {
 		return nil, err

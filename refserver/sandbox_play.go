@@ -19,7 +19,7 @@ import (
 // handlePayCheck is POST
 // /sandbox/locations/{locationId}/checks/{checkNumber}/payments
 // (rules.PayCheck). The body is optional: none pays what the check owes.
-func (s sandboxAPI) handlePayCheck(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handlePayCheck(r *http.Request) (api.Write, error) {
 	locationID, ok := idParam(r, "locationId")
 	if !ok {
 		return nil, api.NotFound("Location")
@@ -50,7 +50,7 @@ func (s sandboxAPI) handlePayCheck(_ http.ResponseWriter, r *http.Request) (api.
 // handleSetDiners is PUT /sandbox/locations/{locationId}/diners
 // (rules.SetDiners). The runner is woken once it commits, to plan the new
 // first round.
-func (s sandboxAPI) handleSetDiners(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleSetDiners(r *http.Request) (api.Write, error) {
 	locationID, ok := idParam(r, "locationId")
 	if !ok {
 		return nil, api.NotFound("Location")
@@ -101,7 +101,7 @@ func (s sandboxAPI) handleStopDiners(w http.ResponseWriter, r *http.Request) {
 // (rules.SetDemoPOS). Once it commits, the POS monitor checks the
 // location's POS again, so that its health and menu follow the mode at
 // once.
-func (s sandboxAPI) handleSetDemoPOS(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleSetDemoPOS(r *http.Request) (api.Write, error) {
 	locationID, ok := idParam(r, "locationId")
 	if !ok {
 		return nil, api.NotFound("Location")

@@ -21,7 +21,7 @@ import (
 // copy is made before the Write, from a reader: writes go on meanwhile,
 // and the copy is whatever had committed when it began. The Write only
 // gives the answer its idempotency record.
-func (s sandboxAPI) handleCreateSnapshot(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleCreateSnapshot(r *http.Request) (api.Write, error) {
 	var req rules.SnapshotRequest
 	if _, err := api.Decode(r, &req); err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func (s sandboxAPI) handleListSnapshots(*http.Request) (api.Read, error) {
 // (Server.restoreSnapshot). It answers with the restored state's fixture
 // (as GET /sandbox/fixtures); the answer's idempotency record is written
 // into the restored database, so a retry replays it.
-func (s sandboxAPI) handleRestoreSnapshot(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleRestoreSnapshot(r *http.Request) (api.Write, error) {
 	if err := s.restoreSnapshot(r.Context(), chi.URLParam(r, "snapshotId")); err != nil {
 		return nil, snapshotErr(err)
 	}

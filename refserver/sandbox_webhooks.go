@@ -16,7 +16,7 @@ import (
 // vendor API's redeliver (rules.Redeliver) for any key's webhook, as its
 // owner, so that the console can retry a delivery with the admin key
 // alone. 202 {}, and the attempt is made in the background.
-func (s sandboxAPI) handleRedeliver(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleRedeliver(r *http.Request) (api.Write, error) {
 	webhookID, deliveryID := chi.URLParam(r, "webhookId"), chi.URLParam(r, "deliveryId")
 	return func(tx *store.Tx) (any, error) {
 		w, err := tx.ConsoleWebhook(webhookID)

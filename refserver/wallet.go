@@ -34,7 +34,7 @@ func (s *Server) handleGetUser(r *http.Request) (api.Read, error) {
 
 // handleCardInsert serves POST /v3/user/me/wallet/card/insert
 // (rules.InsertCard).
-func (s *Server) handleCardInsert(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s *Server) handleCardInsert(r *http.Request) (api.Write, error) {
 	var req wallet.InsertCardRequest
 	if _, err := api.Decode(r, &req); err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func (s *Server) handleCardInsert(_ http.ResponseWriter, r *http.Request) (api.W
 
 // handleSetCardStatus serves POST /sandbox/cards/{cardId}/status (admin;
 // rules.SetCardStatus). It answers 200 with {}.
-func (s sandboxAPI) handleSetCardStatus(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s sandboxAPI) handleSetCardStatus(r *http.Request) (api.Write, error) {
 	cardID, ok := idParam(r, "cardId")
 	if !ok {
 		return nil, api.NotFound("Card")

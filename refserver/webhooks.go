@@ -25,7 +25,7 @@ type accepted struct{}
 // handleCreateWebhook serves POST /v1/webhooks (rules.CreateWebhook). The
 // answer is the only place the secret ever appears; the idempotency
 // record that keeps it for a replay is sealed like every other.
-func (s *Server) handleCreateWebhook(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s *Server) handleCreateWebhook(r *http.Request) (api.Write, error) {
 	var req events.CreateWebhookRequest
 	problems, err := api.Decode(r, &req, "url", "events")
 	if err != nil {
@@ -70,7 +70,7 @@ func (s *Server) handleDeleteWebhook(w http.ResponseWriter, r *http.Request) {
 // handlePingWebhook serves POST /v1/webhooks/{webhookId}/ping
 // (rules.PingWebhook): 202 {}, and the ping is delivered in the
 // background.
-func (s *Server) handlePingWebhook(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s *Server) handlePingWebhook(r *http.Request) (api.Write, error) {
 	id := chi.URLParam(r, "webhookId")
 	return func(tx *store.Tx) (any, error) {
 		if err := rules.PingWebhook(tx, api.RequestFrom(r.Context()).Principal().KeyID, id); err != nil {
@@ -106,7 +106,7 @@ func (s *Server) handleListDeliveries(r *http.Request) (api.Read, error) {
 // handleRedeliver serves POST
 // /v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver
 // (rules.Redeliver): 202 {}, and the attempt is made in the background.
-func (s *Server) handleRedeliver(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+func (s *Server) handleRedeliver(r *http.Request) (api.Write, error) {
 	webhookID, deliveryID := chi.URLParam(r, "webhookId"), chi.URLParam(r, "deliveryId")
 	return func(tx *store.Tx) (any, error) {
 		if err := rules.Redeliver(tx, api.RequestFrom(r.Context()).Principal().KeyID, webhookID, deliveryID); err != nil {

@@ -67,7 +67,8 @@ func TestRecordsRequests(t *testing.T) {
 		{"POST", "/payments/v1/payment?accessToken=" + user.AccessToken, nil, []byte(`{"locationId":2,"checkNumber":1,"cardId":99,"amount":1,"tip":0}`),
 			journal.Entry{Method: "POST", Route: "/payments/v1/payment", Status: 404, ErrorCode: code(client.CodeNotFound), Credential: "user",
 				UserID: id(user.UserID), LocationID: id(2)}},
-		// A check names its location in the body too; the handler reports it.
+		// A check names its location in the body too: its Write reports it
+		// (api.Located), and the journal reads a refused one's body itself.
 		{"POST", "/v1/pos/push-pull/check?accessToken=" + loc1.POSAccessToken, nil, []byte(`{"locationId":2,"checkNumber":1}`),
 			journal.Entry{Method: "POST", Route: "/v1/pos/push-pull/check", Status: 403, ErrorCode: code(client.CodeForbidden), Credential: "pos",
 				POSLocationID: id(loc1.LocationID), LocationID: id(2)}},

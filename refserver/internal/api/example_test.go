@@ -37,7 +37,7 @@ func ExampleWrites_Post() {
 	r.MethodNotAllowed(rd.MethodNotAllowed(r))
 	r.Group(func(r chi.Router) {
 		r.Use(guards.Admin)
-		writes.Post(r, "/v1/users", http.StatusCreated, func(_ http.ResponseWriter, r *http.Request) (api.Write, error) {
+		writes.Post(r, "/v1/users", http.StatusCreated, func(r *http.Request) (api.Write, error) {
 			var req struct {
 				Note string `json:"note"`
 			}

@@ -56,7 +56,7 @@ func TestTrace(t *testing.T) {
 	var seen *Trace
 	h := Tracing(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		seen = TraceOf(w)
-		ReportBodyLocation(w, nil)
+		reportBodyLocation(w, nil)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = w.Write([]byte(`{"error":true,"code":404001}`))

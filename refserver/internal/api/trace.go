@@ -106,14 +106,14 @@ func (t *Trace) Request() *Request { return t.req }
 // admitted the request), else nil.
 func (t *Trace) Body() []byte { return t.body }
 
-// BodyLocation returns the locationId of the body as the handler reported
-// it with ReportBodyLocation; known is false when it reported nothing.
+// BodyLocation returns the locationId of the body as the request's Write
+// reported it (Located); known is false when it reported nothing.
 func (t *Trace) BodyLocation() (id *int64, known bool) { return t.location, t.locationSet }
 
-// ReportBodyLocation tells the trace the top-level locationId of the body
+// reportBodyLocation tells the trace the top-level locationId of the body
 // the handler decoded (nil: none), so that the request journal need not
 // parse the body again.
-func ReportBodyLocation(w http.ResponseWriter, id *int64) {
+func reportBodyLocation(w http.ResponseWriter, id *int64) {
 	if t := TraceOf(w); t != nil {
 		t.location, t.locationSet = id, true
 	}

@@ -25,18 +25,29 @@ const HeaderIdempotencyKey = "Idempotency-Key"
 const maxIdempotencyKey = 255
 
 // A Write is the part of a request that changes state. It runs in the
-// write transaction and returns the value of the response, sent as JSON;
-// an error rolls the transaction back and is rendered instead (one made
-// with Committed is rendered after the commit).
+// write transaction and returns the value of the response, sent as JSON
+// (a Located value: its Response); an error rolls the transaction back
+// and is rendered instead (one made with Committed is rendered after the
+// commit).
 type Write func(tx *store.Tx) (any, error)
 
-// A WriteHandler serves a request that changes state. It does what needs
-// no lock (decoding, validating, slow preparation) and returns the Write
-// that does the rest, or an error to render. It does not write the
-// response: w is there for what a handler tells the trace
-// (ReportBodyLocation). Register it with Writes.Handler; that is what
+// A WriteHandler serves a request that changes state, the way a
+// ReadHandler serves one that reads it: it does what needs no lock
+// (decoding, validating, slow preparation) and returns the Write that
+// does the rest, or an error to render. Everything the response needs
+// comes back from the Write. Register it with Writes.Handler; that is what
 // makes the request idempotent.
-type WriteHandler func(w http.ResponseWriter, r *http.Request) (Write, error)
+type WriteHandler func(r *http.Request) (Write, error)
+
+// Located is what a Write returns for a request whose body names a
+// location: Response is the value of the response; Location is the body's
+// top-level locationId (nil: none), which Writes tells the trace so that
+// the request journal files the request under it without parsing the body
+// again (a check push, the busiest write, is the one that needs this).
+type Located struct {
+	Response any
+	Location *int64
+}
 
 // Writes runs WriteHandlers: the one way a request changes state, so that
 // none can forget idempotent replay.
@@ -185,14 +196,15 @@ func (e *writeEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serve runs e's handler and its Write, storing the response under idem
 // when it is not nil.
 func (ws *Writes) serve(w http.ResponseWriter, r *http.Request, e *writeEndpoint, idem *idemRequest) {
-	write, err := e.h(w, r)
+	write, err := e.h(r)
 	if err != nil {
 		ws.rd.Error(w, r, err)
 		return
 	}
 	var (
-		body   []byte
-		status = e.status
+		body     []byte
+		status   = e.status
+		location *Located
 	)
 	q := RequestFrom(r.Context())
 	err = ws.db.Write(r.Context(), func(tx *store.Tx) error {
@@ -208,6 +220,9 @@ func (ws *Writes) serve(w http.ResponseWriter, r *http.Request, e *writeEndpoint
 		case err != nil:
 			return err
 		default:
+			if l, ok := v.(Located); ok {
+				location, v = &l, l.Response
+			}
 			if body, err = json.Marshal(v); err != nil {
 				return err
 			}
@@ -220,6 +235,9 @@ func (ws *Writes) serve(w http.ResponseWriter, r *http.Request, e *writeEndpoint
 	if err != nil {
 		ws.rd.Error(w, r, goneRows(err, ws.db, q))
 		return
+	}
+	if location != nil {
+		reportBodyLocation(w, location.Location)
 	}
 	writeRaw(w, status, body)
 }
