@@ -19,6 +19,7 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver"
+	"github.com/hospo-dev/hospo-go/refserver/internal/storetest"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
@@ -181,17 +182,13 @@ func benchLocation(b *testing.B, base string, i int) (int64, string) {
 //	go test -run='^$' -bench=UpsertCheckTx -benchtime=20000x ./refserver/
 func BenchmarkUpsertCheckTx(b *testing.B) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.Open(b, filepath.Join(b.TempDir(), "bench.db"), nil)
 	locations := 64
 	if n, err := strconv.Atoi(os.Getenv("POSBENCH_LOCATIONS")); err == nil {
 		locations = n
 	}
 	var locs []int64
-	err = db.Write(ctx, func(tx *store.Tx) error {
+	err := db.Write(ctx, func(tx *store.Tx) error {
 		for i := range locations {
 			id, err := tx.InsertLocation("Bench "+strconv.Itoa(i), "providerB", nil, nil)
 			if err != nil {

@@ -1,32 +1,15 @@
 package console
 
 import (
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/hospo-dev/hospo-go/refserver/internal/testclock"
 )
-
-// fakeClock is a real-time source that tests move by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 func TestSessionsExpire(t *testing.T) {
 	t.Parallel()
-	clock := &fakeClock{now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock := testclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	cs := newSessions(clock.Now)
 
 	id := cs.create()
@@ -39,18 +22,18 @@ func TestSessionsExpire(t *testing.T) {
 
 	// Used within the idle timeout, a session lives on, up to its lifetime.
 	for elapsed := time.Duration(0); elapsed+idleTimeout/2 < maxLifetime; elapsed += idleTimeout / 2 {
-		clock.Add(idleTimeout / 2)
+		clock.Advance(idleTimeout / 2)
 		if _, ok := cs.lookup(id); !ok {
 			t.Fatalf("session ended after %v of regular use", elapsed+idleTimeout/2)
 		}
 	}
-	clock.Add(idleTimeout/2 + time.Second)
+	clock.Advance(idleTimeout/2 + time.Second)
 	if _, ok := cs.lookup(id); ok {
 		t.Error("session outlived maxLifetime")
 	}
 
 	idle := cs.create()
-	clock.Add(idleTimeout + time.Second)
+	clock.Advance(idleTimeout + time.Second)
 	if _, ok := cs.lookup(idle); ok {
 		t.Error("session outlived the idle timeout")
 	}
@@ -79,11 +62,11 @@ func TestSessionsCSRF(t *testing.T) {
 
 func TestSessionsAreBounded(t *testing.T) {
 	t.Parallel()
-	clock := &fakeClock{now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock := testclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	cs := newSessions(clock.Now)
 	first := cs.create()
 	for range maxSessions {
-		clock.Add(time.Second)
+		clock.Advance(time.Second)
 		cs.create()
 	}
 	if _, ok := cs.lookup(first); ok {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +11,8 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
+	"github.com/hospo-dev/hospo-go/refserver/internal/storetest"
+	"github.com/hospo-dev/hospo-go/refserver/internal/testclock"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
@@ -56,37 +57,12 @@ func notFoundAs(err error, msg string) bool {
 // testNow is the time every test transaction is stamped with.
 var testNow = time.Date(2030, time.June, 10, 12, 0, 0, 0, time.UTC)
 
-// testClock is a store's clock that a test moves on by hand.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-// Now returns the clock's time.
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock on by d.
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // openStore returns an empty in-memory store whose clock starts at
 // testNow.
-func openStore(t testing.TB) (*store.DB, *testClock) {
+func openStore(t testing.TB) (*store.DB, *testclock.Clock) {
 	t.Helper()
-	clock := &testClock{now: testNow}
-	db, err := store.Open(context.Background(), store.MemoryPath, clock.Now)
-	if err != nil {
-		t.Fatalf("store.Open: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db, clock
+	clock := testclock.New(testNow)
+	return storetest.Open(t, store.MemoryPath, clock.Now), clock
 }
 
 // write runs fn in a write transaction of db and fails the test on error.
@@ -114,7 +90,7 @@ func run[T any](t testing.TB, db *store.DB, rule func(tx *store.Tx) (T, error)) 
 // providerB token.
 type scene struct {
 	db    *store.DB
-	clock *testClock
+	clock *testclock.Clock
 	user  int64 // the diner
 	other int64 // another user, with no card
 	loc   int64 // the location, providerB

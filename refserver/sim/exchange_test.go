@@ -159,7 +159,7 @@ func TestProviderDTokeniseThenExchange(t *testing.T) {
 	}
 
 	late := newKey()
-	clock.Add(sim.ProviderDKeyLifetime + time.Second)
+	clock.Advance(sim.ProviderDKeyLifetime + time.Second)
 	if e := tokenise(late); !cmp.Equal(e.bad, map[string]string{"keyId": "key expired"}) {
 		t.Errorf("expired key: %v", e.bad)
 	}

@@ -4,42 +4,20 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/hospo-dev/hospo-go/refserver/internal/storetest"
+	"github.com/hospo-dev/hospo-go/refserver/internal/testclock"
 	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
-// testClock is a settable time source for a test database.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 // openDB opens an empty in-memory database on a clock the test moves.
-func openDB(t *testing.T) (*store.DB, *testClock) {
+func openDB(t *testing.T) (*store.DB, *testclock.Clock) {
 	t.Helper()
-	clock := &testClock{now: june2030}
-	db, err := store.Open(context.Background(), store.MemoryPath, clock.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db, clock
+	clock := testclock.New(june2030)
+	return storetest.Open(t, store.MemoryPath, clock.Now), clock
 }
 
 func write(t *testing.T, db *store.DB, fn func(tx *store.Tx) error) {

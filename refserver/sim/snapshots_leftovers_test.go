@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hospo-dev/hospo-go/refserver/store"
+	"github.com/hospo-dev/hospo-go/refserver/internal/storetest"
 )
 
 // TestSnapshotLeftoversRemovedAtStart: what saves cut short left (a
@@ -16,11 +16,7 @@ import (
 func TestSnapshotLeftoversRemovedAtStart(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "l.db")
-	db, err := store.Open(t.Context(), path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.Open(t, path, nil)
 	kept, err := NewSnapshots(db, path, time.Now).Create(t.Context(), "kept")
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,17 +14,14 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/internal/api"
+	"github.com/hospo-dev/hospo-go/refserver/internal/storetest"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
 // readRouter serves h, through Reads, as GET /r.
 func readRouter(t *testing.T, h api.ReadHandler) http.Handler {
 	t.Helper()
-	db, err := store.Open(context.Background(), store.MemoryPath, time.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := storetest.Open(t, store.MemoryPath, time.Now)
 	rd := api.NewResponder(slog.New(slog.DiscardHandler), time.Now, api.NewTokens(db, time.Now))
 	r := chi.NewRouter()
 	r.Use(api.Tracing, rd.Recover)
