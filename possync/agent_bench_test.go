@@ -2,9 +2,7 @@ package possync_test
 
 import (
 	"context"
-	"encoding/json"
 	"net"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -14,6 +12,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/checkfixture"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/possync/outbox"
 )
@@ -77,14 +76,7 @@ func benchAgentPush(b *testing.B, durable, telemetry bool) {
 	go func() { defer close(done); _ = a.Run(ctx) }()
 	defer func() { cancel(); <-done }()
 
-	raw, err := os.ReadFile("testdata/check.json")
-	if err != nil {
-		b.Fatal(err)
-	}
-	check := new(possync.Check)
-	if err := json.Unmarshal(raw, check); err != nil {
-		b.Fatal(err)
-	}
+	check := checkfixture.Decode[possync.Check](b)
 	check.LocationID = 1
 	lat := make([]time.Duration, b.N)
 	b.ReportAllocs()

@@ -4,29 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/checkfixture"
 )
 
-// loadCheck decodes testdata/check.json, a realistic 2 KB check with nested
-// modifiers and categories.
-func loadCheck(t testing.TB) *Check {
-	t.Helper()
-	b, err := os.ReadFile("testdata/check.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := new(Check)
-	if err := json.Unmarshal(b, c); err != nil {
-		t.Fatalf("decode testdata/check.json: %v", err)
-	}
-	return c
-}
+// loadCheck decodes the shared fixture check, a realistic 2 KB check with
+// nested modifiers and categories.
+func loadCheck(t testing.TB) *Check { return checkfixture.Decode[Check](t) }
 
 func money(s string) client.Money { return client.MustParseMoney(s) }
 

@@ -5,10 +5,8 @@ package possync_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/hospo-dev/hospo-go/bills"
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/checkfixture"
 	"github.com/hospo-dev/hospo-go/internal/sdktest"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/possync/outbox"
@@ -52,17 +51,10 @@ func bill(t *testing.T, env *refservertest.Env, loc int64, billID string) *bills
 	return b
 }
 
-// loadCheck returns testdata/check.json for location loc.
+// loadCheck returns the shared fixture check for location loc.
 func loadCheck(t *testing.T, loc int64) *possync.Check {
 	t.Helper()
-	b, err := os.ReadFile("testdata/check.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := new(possync.Check)
-	if err := json.Unmarshal(b, c); err != nil {
-		t.Fatal(err)
-	}
+	c := checkfixture.Decode[possync.Check](t)
 	c.LocationID = loc
 	return c
 }

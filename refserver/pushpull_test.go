@@ -8,7 +8,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	_ "github.com/mattn/go-sqlite3" // to read the stored check
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/checkfixture"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
@@ -41,17 +41,10 @@ func newPOSFixture(t *testing.T, opts ...func(*refserver.Config)) *posFixture {
 	return &posFixture{env: env, loc: v.ID, token: v.POSToken, otherLoc: other.ID, otherTok: other.POSToken, svc: v.POS}
 }
 
-// fixtureCheck returns the realistic check of possync's testdata for loc.
+// fixtureCheck returns the shared realistic check for loc.
 func fixtureCheck(t testing.TB, loc int64) *possync.Check {
 	t.Helper()
-	b, err := os.ReadFile("../possync/testdata/check.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := new(possync.Check)
-	if err := json.Unmarshal(b, c); err != nil {
-		t.Fatal(err)
-	}
+	c := checkfixture.Decode[possync.Check](t)
 	c.LocationID = loc
 	return c
 }

@@ -3,13 +3,14 @@ package rules
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hospo-dev/hospo-go/internal/checkfixture"
 	"github.com/hospo-dev/hospo-go/possync"
+	"github.com/hospo-dev/hospo-go/refserver/internal/storetest"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
@@ -27,20 +28,13 @@ func BenchmarkPushCheck(b *testing.B) {
 }
 
 func benchPushCheck(b *testing.B, status possync.CheckStatus) {
-	db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), func() time.Time { return testNow })
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.Open(b, filepath.Join(b.TempDir(), "bench.db"), func() time.Time { return testNow })
 	var loc int64
 	write(b, db, func(tx *store.Tx) (err error) {
 		loc, err = tx.InsertLocation("Bench", "providerB", nil, nil)
 		return err
 	})
-	raw, err := os.ReadFile("../../possync/testdata/check.json")
-	if err != nil {
-		b.Fatal(err)
-	}
+	raw := checkfixture.JSON()
 	var number atomic.Int64
 	b.SetParallelism(16)
 	b.ReportAllocs()

@@ -3,25 +3,18 @@ package checkwire
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hospo-dev/hospo-go/client"
+	"github.com/hospo-dev/hospo-go/internal/checkfixture"
 	"github.com/hospo-dev/hospo-go/possync"
 )
 
-// fixture returns possync's realistic test check as it is written there.
-func fixture(t testing.TB) []byte {
-	t.Helper()
-	b, err := os.ReadFile("../../../possync/testdata/check.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// fixture returns the shared realistic check as a POS writes it.
+func fixture(testing.TB) []byte { return checkfixture.JSON() }
 
 // decodeOnly runs the decoder alone, without encoding/json behind it.
 func decodeOnly(body []byte) (*Push, bool) {
