@@ -20,9 +20,11 @@
 // Layout: config.go holds Config, server.go wires the pieces and routes.go
 // holds the route table; package internal/api is the HTTP plumbing every
 // endpoint shares (request record, credential guards, error rendering,
-// decoding, reads and idempotent writes, limits); one file per API area holds its handlers; package rules holds
-// what each endpoint decides, and every SQL statement lives in package
-// store. Background work (webhook deliveries, order sends, POS checks,
+// decoding, reads and idempotent writes, limits), and package
+// internal/codec reads bodies into values (internal/checkwire the check
+// push, by hand); one file per API area holds its handlers; package rules
+// holds what each endpoint decides, and every SQL statement lives in
+// package store. Background work (webhook deliveries, order sends, POS checks,
 // the diners, offline locations, retention) is a job of one scheduler
 // (package schedule) on the virtual clock; POST /sandbox/clock waits on it.
 //

@@ -11,7 +11,8 @@
 //     one value the plumbing puts into a request's context, and it never
 //     changes.
 //   - Responder renders every error body (Error) and JSON body (JSON, with
-//     Info for requestInfo); Decode is how a handler decodes its body.
+//     Info for requestInfo); Decode is how a handler decodes its body,
+//     with package codec, its findings made catalogue errors.
 //   - Reads runs every request that reads state: the handler's Read in one
 //     read transaction, its value sent as JSON (or streamed, a Stream),
 //     its error rendered.
