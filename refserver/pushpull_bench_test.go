@@ -210,7 +210,8 @@ func BenchmarkUpsertCheckTx(b *testing.B) {
 		row := store.CheckRow{
 			NewBillID:  "bill-" + strconv.Itoa(i),
 			LocationID: locs[i%locations], CheckNumber: int64(i/locations%50) + 1, Status: "open",
-			ContentHash: strconv.Itoa(i), CheckJSON: string(body), StaffID: "s", OutstandingAmount: int64(i),
+			ContentHash: strconv.Itoa(i), CheckJSON: string(body),
+			CheckSummary: store.CheckSummary{StaffID: "s", OutstandingAmount: int64(i)},
 		}
 		err := db.Write(ctx, func(tx *store.Tx) error {
 			_, _, _, err := tx.UpsertCheck(row)

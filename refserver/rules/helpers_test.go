@@ -150,8 +150,10 @@ func checkRow(loc, number int64, status string, outstanding int64) store.CheckRo
 		LocationID: loc, CheckNumber: number, Status: status,
 		ContentHash: status + strconv.FormatInt(outstanding, 10),
 		CheckJSON:   `{"discounts":[{"name":"Staff","value":1.00}],"menuItems":[{"id":1,"name":"Stew","quantity":1,"price":10.00,"priceSold":10.00,"modifiers":null,"discount":null,"category":{"name":"Mains","category":null}}]}`,
-		TableNumber: 4, StaffID: "staff-1", Guests: 2,
-		TotalAmount: outstanding, OutstandingAmount: outstanding,
+		CheckSummary: store.CheckSummary{
+			TableNumber: 4, StaffID: "staff-1", Guests: 2,
+			TotalAmount: outstanding, OutstandingAmount: outstanding,
+		},
 	}
 }
 

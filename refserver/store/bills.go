@@ -6,14 +6,11 @@ import (
 	"fmt"
 )
 
-// Bill is a row of the bills table as the bill endpoint needs it. Money is
-// in hundredths.
-type Bill struct {
-	BillID              string
-	LocationID          int64
-	CheckNumber         int64
-	Status              string
-	CheckJSON           []byte // the latest pushed check
+// CheckSummary is what a bill keeps of its latest pushed check in columns
+// of their own, beside the whole check in check_json: the table, the staff
+// and the money, in hundredths. A push writes them (CheckRow), the bill
+// endpoint and the console read them (Bill).
+type CheckSummary struct {
 	TableNumber         int64
 	StaffID             string
 	Guests              int64
@@ -21,7 +18,31 @@ type Bill struct {
 	OutstandingAmount   int64
 	ServiceChargeAmount int64
 	TipsPaid            int64
-	LastUpdated         int64
+}
+
+// Bill is a row of the bills table as the bill endpoint needs it. Money is
+// in hundredths.
+type Bill struct {
+	BillID      string
+	LocationID  int64
+	CheckNumber int64
+	Status      string // open, closed or void
+	CheckJSON   []byte // the latest pushed check
+	CheckSummary
+	LastUpdated int64
+}
+
+// billColumns are the columns scanBill reads, in its order.
+const billColumns = `bill_id, location_id, check_number, status, check_json,
+	table_number, staff_id, guests, total_amount, outstanding_amount,
+	service_charge_amount, tips_paid, last_updated`
+
+// scanBill reads billColumns into b, and into extra the columns a query
+// selects after them.
+func scanBill(sc scanner, b *Bill, extra ...any) error {
+	return sc.Scan(append([]any{&b.BillID, &b.LocationID, &b.CheckNumber, &b.Status, &b.CheckJSON,
+		&b.TableNumber, &b.StaffID, &b.Guests, &b.TotalAmount, &b.OutstandingAmount,
+		&b.ServiceChargeAmount, &b.TipsPaid, &b.LastUpdated}, extra...)...)
 }
 
 // BillPayment is a payment towards a bill with the last digits of the card
@@ -48,10 +69,7 @@ const (
 	listClosedBillsSQL = `SELECT bill_id, last_updated FROM bills
 		WHERE location_id = ? AND status = 'closed' AND last_updated BETWEEN ? AND ?
 		ORDER BY last_updated, bill_id`
-	getBillSQL = `SELECT bill_id, location_id, check_number, status, check_json,
-			table_number, staff_id, guests, total_amount, outstanding_amount,
-			service_charge_amount, tips_paid, last_updated
-		FROM bills WHERE bill_id = ?`
+	getBillSQL      = `SELECT ` + billColumns + ` FROM bills WHERE bill_id = ?`
 	billPaymentsSQL = `SELECT p.payment_id, p.user_id, p.amount, p.tip, p.status, p.created_at, c.last4
 		FROM payments p JOIN cards c ON c.card_id = p.card_id
 		WHERE p.bill_id = ?
@@ -137,11 +155,7 @@ func (c *ClosedBills) Close() error { return c.rows.Close() }
 // GetBill returns one bill by id, in any status, or ErrNotFound.
 func (tx *Tx) GetBill(billID string) (Bill, error) {
 	var b Bill
-	err := tx.queryRow(getBillSQL, billID).
-		Scan(&b.BillID, &b.LocationID, &b.CheckNumber, &b.Status, &b.CheckJSON,
-			&b.TableNumber, &b.StaffID, &b.Guests, &b.TotalAmount, &b.OutstandingAmount,
-			&b.ServiceChargeAmount, &b.TipsPaid, &b.LastUpdated)
-	if err != nil {
+	if err := scanBill(tx.queryRow(getBillSQL, billID), &b); err != nil {
 		return Bill{}, notFound(err)
 	}
 	return b, nil

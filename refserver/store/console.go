@@ -65,43 +65,29 @@ func (tx *Tx) ConsoleLocation(locationID int64) (ConsoleLocation, error) {
 }
 
 // ConsoleBill is a bill (the latest push of a check) as the console shows
-// it. Money is in cents.
+// it, with its version and when it was first pushed. Money is in cents.
 type ConsoleBill struct {
-	BillID              string
-	CheckNumber         int64
-	Status              string // open, closed or void
-	Version             int64
-	TableNumber         int64
-	StaffID             string
-	Guests              int64
-	TotalAmount         int64
-	OutstandingAmount   int64
-	ServiceChargeAmount int64
-	TipsPaid            int64
-	CreatedAt           int64
-	LastUpdated         int64
+	Bill
+	Version   int64
+	CreatedAt int64
 }
 
 // ConsoleBills returns up to limit bills of a location, the most recently
-// updated first.
+// updated first. It reads Bill's columns, check_json included, so that a
+// bill's columns are listed once; a page holds at most a few hundred.
 func (tx *Tx) ConsoleBills(locationID int64, limit int) ([]ConsoleBill, error) {
-	rows, err := tx.query(`SELECT bill_id, check_number, status, version, table_number, staff_id, guests,
-		total_amount, outstanding_amount, service_charge_amount, tips_paid, created_at, last_updated
+	rows, err := tx.query(`SELECT `+billColumns+`, version, created_at
 		FROM bills WHERE location_id = ? ORDER BY last_updated DESC, check_number DESC LIMIT ?`, locationID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("console bills: %w", err)
 	}
-	defer rows.Close()
-	out := []ConsoleBill{}
-	for rows.Next() {
-		var b ConsoleBill
-		if err := rows.Scan(&b.BillID, &b.CheckNumber, &b.Status, &b.Version, &b.TableNumber, &b.StaffID, &b.Guests,
-			&b.TotalAmount, &b.OutstandingAmount, &b.ServiceChargeAmount, &b.TipsPaid, &b.CreatedAt, &b.LastUpdated); err != nil {
-			return nil, fmt.Errorf("console bills: %w", err)
-		}
-		out = append(out, b)
+	out, err := collect(rows, func(sc scanner, b *ConsoleBill) error {
+		return scanBill(sc, &b.Bill, &b.Version, &b.CreatedAt)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("console bills: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ConsolePayment is a payment with the last four digits of the card that
@@ -146,25 +132,14 @@ func (tx *Tx) ConsolePayments(locationID int64, limit int) ([]ConsolePayment, er
 
 // ConsoleOrder is an order with its status timeline. Money is in cents.
 type ConsoleOrder struct {
-	OrderID         string
-	UserID          int64
-	Total           int64
-	FulfillmentType *string
-	Status          string
-	POSOrderID      *string
-	Attempts        int
-	NextAttemptAt   *int64
-	LastError       *string
-	CreatedAt       int64
-	UpdatedAt       int64
-	Events          []OrderEvent // oldest first
+	Order
+	Events []OrderEvent // oldest first
 }
 
 // ConsoleOrders returns up to limit orders of a location, newest first,
 // each with its timeline.
 func (tx *Tx) ConsoleOrders(locationID int64, limit int) ([]ConsoleOrder, error) {
-	rows, err := tx.query(`SELECT order_id, user_id, total, fulfillment_type, status, pos_order_id, attempts,
-		next_attempt_at, last_error, created_at, updated_at
+	rows, err := tx.query(`SELECT `+orderColumns+`
 		FROM orders WHERE location_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`, locationID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("console orders: %w", err)
@@ -173,8 +148,7 @@ func (tx *Tx) ConsoleOrders(locationID int64, limit int) ([]ConsoleOrder, error)
 	index := map[string]int{}
 	for rows.Next() {
 		var o ConsoleOrder
-		if err := rows.Scan(&o.OrderID, &o.UserID, &o.Total, &o.FulfillmentType, &o.Status, &o.POSOrderID, &o.Attempts,
-			&o.NextAttemptAt, &o.LastError, &o.CreatedAt, &o.UpdatedAt); err != nil {
+		if err := scanOrder(rows, &o.Order); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("console orders: %w", err)
 		}

@@ -26,14 +26,8 @@ type CheckRow struct {
 	// CheckJSON is the check in its canonical encoding. It is stored as
 	// TEXT (a []byte would be stored as a BLOB, which SQLite's JSON
 	// functions read as JSONB).
-	CheckJSON           string
-	TableNumber         int64
-	StaffID             string
-	Guests              int64
-	TotalAmount         int64
-	OutstandingAmount   int64
-	ServiceChargeAmount int64
-	TipsPaid            int64
+	CheckJSON string
+	CheckSummary
 }
 
 // NewCheckRow returns the row of a pushed check, which must be valid. The
@@ -49,19 +43,21 @@ func NewCheckRow(c *possync.Check) (CheckRow, error) {
 	}
 	sum := sha256.Sum256(canonical)
 	return CheckRow{
-		NewBillID:           newBillID(time.Now()),
-		LocationID:          c.LocationID,
-		CheckNumber:         c.CheckNumber,
-		Status:              string(c.Status),
-		ContentHash:         hex.EncodeToString(sum[:]),
-		CheckJSON:           string(canonical),
-		TableNumber:         int64(c.TableNumber),
-		StaffID:             c.StaffID,
-		Guests:              int64(c.Guests),
-		TotalAmount:         c.TotalAmount.Cents(),
-		OutstandingAmount:   c.OutstandingAmount.Cents(),
-		ServiceChargeAmount: c.ServiceChargeAmount.Cents(),
-		TipsPaid:            c.TipsPaid.Cents(),
+		NewBillID:   newBillID(time.Now()),
+		LocationID:  c.LocationID,
+		CheckNumber: c.CheckNumber,
+		Status:      string(c.Status),
+		ContentHash: hex.EncodeToString(sum[:]),
+		CheckJSON:   string(canonical),
+		CheckSummary: CheckSummary{
+			TableNumber:         int64(c.TableNumber),
+			StaffID:             c.StaffID,
+			Guests:              int64(c.Guests),
+			TotalAmount:         c.TotalAmount.Cents(),
+			OutstandingAmount:   c.OutstandingAmount.Cents(),
+			ServiceChargeAmount: c.ServiceChargeAmount.Cents(),
+			TipsPaid:            c.TipsPaid.Cents(),
+		},
 	}, nil
 }
 

@@ -51,8 +51,10 @@ func TestNewCheckRow(t *testing.T) {
 	want := CheckRow{
 		NewBillID: row.NewBillID, LocationID: 2, CheckNumber: 17, Status: "closed",
 		ContentHash: hex.EncodeToString(sum[:]), CheckJSON: string(canonical),
-		TableNumber: 4, StaffID: "s-1", Guests: 3,
-		TotalAmount: 1250, OutstandingAmount: 200, ServiceChargeAmount: 125, TipsPaid: 75,
+		CheckSummary: CheckSummary{
+			TableNumber: 4, StaffID: "s-1", Guests: 3,
+			TotalAmount: 1250, OutstandingAmount: 200, ServiceChargeAmount: 125, TipsPaid: 75,
+		},
 	}
 	if d := cmp.Diff(want, row); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
