@@ -146,41 +146,24 @@ func (p *pricer) line(path string, l fulfillment.OrderLine) (universalpos.OrderI
 }
 
 // options checks the options chosen for one unit of a parent against the
-// parent's modifier groups: each PLU an option of one of the groups, each
-// group's min and max respected by the sum of the quantities chosen from it.
+// parent's modifier groups: each PLU an option of one of the groups.
 func (p *pricer) options(parent string, groups []universalpos.ModifierGroup, chosen []fulfillment.OrderLine) ([]universalpos.OrderOption, bool) {
 	optsPath := parent + ".options"
 	if p.bad.Has(optsPath) { // nested too deeply
 		return nil, false
 	}
-	// unsure: a line without a usable PLU or quantity cannot be counted,
-	// so the groups' min and max are not judged (that would only echo it).
-	ok, unsure := true, false
-	counts := make([]int, len(groups))
-	out := make([]universalpos.OrderOption, 0, len(chosen))
-	for j, c := range chosen {
-		path := fielderr.Index(optsPath, j)
-		if !p.priceable(path) {
-			ok, unsure = false, true
-			continue
-		}
+	bounds := make([]groupBounds, len(groups))
+	for i, g := range groups {
+		bounds[i] = groupBounds{g.Name, g.Min, g.Max}
+	}
+	return p.choose(optsPath, bounds, chosen, func(path string, c fulfillment.OrderLine, _ []int) (choice, bool) {
 		gi, opt, found := findGroupOption(groups, c.PLU)
 		if !found {
 			p.fail(path+".plu", "not an option offered here")
-			ok = false
-			continue
+			return choice{}, false
 		}
-		counts[gi] += c.Quantity
-		nested, nok := p.options(path, opt.Modifiers, c.Options)
-		ok = ok && nok
-		out = append(out, universalpos.OrderOption{PLU: opt.PLU, Name: opt.Name, Quantity: c.Quantity, Price: opt.Price, Options: nested})
-	}
-	for gi, g := range groups {
-		if !unsure && !checkChoice(p, optsPath, g.Name, counts[gi], g.Min, g.Max) {
-			ok = false
-		}
-	}
-	return out, ok
+		return choice{group: gi, plu: opt.PLU, name: opt.Name, price: opt.Price, modifiers: opt.Modifiers}, true
+	})
 }
 
 // deal checks the items chosen for one deal: each an item of the deal's
@@ -188,19 +171,12 @@ func (p *pricer) options(parent string, groups []universalpos.ModifierGroup, cho
 // an item line. A PLU listed in several groups counts towards the first
 // one that still has room.
 func (p *pricer) deal(parent string, dx indexedDeal, chosen []fulfillment.OrderLine) ([]universalpos.OrderOption, bool) {
-	optsPath := parent + ".options"
 	groups := dx.deal.Groups
-	// unsure: a line without a usable PLU or quantity cannot be counted,
-	// so the groups' min and max are not judged (that would only echo it).
-	ok, unsure := true, false
-	counts := make([]int, len(groups))
-	out := make([]universalpos.OrderOption, 0, len(chosen))
-	for j, c := range chosen {
-		path := fielderr.Index(optsPath, j)
-		if !p.priceable(path) {
-			ok, unsure = false, true
-			continue
-		}
+	bounds := make([]groupBounds, len(groups))
+	for i, g := range groups {
+		bounds[i] = groupBounds{g.Name, g.Min, g.Max}
+	}
+	return p.choose(parent+".options", bounds, chosen, func(path string, c fulfillment.OrderLine, counts []int) (choice, bool) {
 		gi := -1
 		for k, g := range groups {
 			if !dealGroupHas(g.Items, c.PLU) {
@@ -217,22 +193,65 @@ func (p *pricer) deal(parent string, dx indexedDeal, chosen []fulfillment.OrderL
 		it, isItem := dx.items[c.PLU]
 		if gi < 0 || !isItem {
 			p.fail(path+".plu", "not an item of this deal")
-			ok = false
-			continue
+			return choice{}, false
 		}
 		if !it.Available {
 			p.fail(path+".plu", "item "+strconv.Quote(c.PLU)+" is unavailable")
+			return choice{}, false
+		}
+		// The deal's price covers the item itself.
+		return choice{group: gi, plu: it.PLU, name: it.Name, modifiers: it.Modifiers}, true
+	})
+}
+
+// groupBounds is a group of choices as choose counts it: an item's or
+// option's modifier group, or a deal's group.
+type groupBounds struct {
+	name     string
+	min, max int
+}
+
+// choice is what a chosen line stands for: the group it counts towards,
+// the option it puts on the order, and the modifier groups its own options
+// are checked against.
+type choice struct {
+	group     int
+	plu, name string
+	price     client.Money
+	modifiers []universalpos.ModifierGroup
+}
+
+// choose checks the lines chosen for one unit of a parent against the
+// parent's groups of choices, the same way for modifiers and for deals:
+// pick turns each line into a choice (or records why it cannot, and
+// returns false), given how much each group holds so far; the choice's
+// own options are checked in turn; and each group's min and max must hold
+// for the sum of the quantities chosen from it.
+func (p *pricer) choose(optsPath string, groups []groupBounds, chosen []fulfillment.OrderLine,
+	pick func(path string, c fulfillment.OrderLine, counts []int) (choice, bool)) ([]universalpos.OrderOption, bool) {
+	// unsure: a line without a usable PLU or quantity cannot be counted,
+	// so the groups' min and max are not judged (that would only echo it).
+	ok, unsure := true, false
+	counts := make([]int, len(groups))
+	out := make([]universalpos.OrderOption, 0, len(chosen))
+	for j, c := range chosen {
+		path := fielderr.Index(optsPath, j)
+		if !p.priceable(path) {
+			ok, unsure = false, true
+			continue
+		}
+		ch, picked := pick(path, c, counts)
+		if !picked {
 			ok = false
 			continue
 		}
-		counts[gi] += c.Quantity
-		nested, nok := p.options(path, it.Modifiers, c.Options)
+		counts[ch.group] += c.Quantity
+		nested, nok := p.options(path, ch.modifiers, c.Options)
 		ok = ok && nok
-		// The deal's price covers the item itself.
-		out = append(out, universalpos.OrderOption{PLU: it.PLU, Name: it.Name, Quantity: c.Quantity, Price: client.Money{}, Options: nested})
+		out = append(out, universalpos.OrderOption{PLU: ch.plu, Name: ch.name, Quantity: c.Quantity, Price: ch.price, Options: nested})
 	}
 	for gi, g := range groups {
-		if !unsure && !checkChoice(p, optsPath, g.Name, counts[gi], g.Min, g.Max) {
+		if !unsure && !checkChoice(p, optsPath, g.name, counts[gi], g.min, g.max) {
 			ok = false
 		}
 	}

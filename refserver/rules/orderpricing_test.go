@@ -113,3 +113,66 @@ func TestNewOrderID(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+// A deal's price covers its items; their options cost extra. A PLU listed
+// in two groups counts towards the first that still has room, so a second
+// side fills the "Extra" group rather than breaking "Side"'s max.
+func TestPriceOrderDeal(t *testing.T) {
+	t.Parallel()
+	m := func(s string) client.Money { return client.MustParseMoney(s) }
+	menus := &locationMenus{syncedAt: time.Unix(1, 0), menus: []universalpos.Menu{{
+		Reference: "a", Name: "A", Type: universalpos.MenuTypeAny,
+		Categories: []universalpos.Category{{Name: "c", Items: []universalpos.Item{
+			{PLU: "FRIES", Name: "Fries", Price: m("3.00"), Available: true, Modifiers: []universalpos.ModifierGroup{
+				{Name: "Salt", Min: 0, Max: 1, Options: []universalpos.Option{{PLU: "SALT", Name: "Salt", Price: m("0.05")}}},
+			}},
+			{PLU: "GONE", Name: "Gone", Price: m("1.00")},
+		}}},
+		Deals: []universalpos.Deal{{PLU: "MEAL", Name: "Meal", Price: m("5.00"), Groups: []universalpos.DealGroup{
+			{Name: "Side", Min: 1, Max: 1, Items: []string{"FRIES", "GONE"}},
+			{Name: "Extra", Min: 0, Max: 1, Items: []string{"FRIES"}},
+		}}},
+	}}}
+	deal := func(picks ...fulfillment.OrderLine) []fulfillment.OrderLine {
+		return []fulfillment.OrderLine{{PLU: "MEAL", Quantity: 1, Options: picks}}
+	}
+	fries := fulfillment.OrderLine{PLU: "FRIES", Quantity: 1}
+	salted := fulfillment.OrderLine{PLU: "FRIES", Quantity: 1, Options: []fulfillment.OrderLine{{PLU: "SALT", Quantity: 1}}}
+
+	items, total, errs := priceOrder(menus, deal(fries, salted))
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	if total != m("5.05") {
+		t.Errorf("total = %v, want 5.05", total)
+	}
+	want := []universalpos.OrderItem{{PLU: "MEAL", Name: "Meal", Quantity: 1, Price: m("5.00"), Options: []universalpos.OrderOption{
+		{PLU: "FRIES", Name: "Fries", Quantity: 1, Options: []universalpos.OrderOption{}},
+		{PLU: "FRIES", Name: "Fries", Quantity: 1, Options: []universalpos.OrderOption{{PLU: "SALT", Name: "Salt", Quantity: 1, Price: m("0.05"), Options: []universalpos.OrderOption{}}}},
+	}}}
+	if diff := cmp.Diff(want, items, exactMoney); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+
+	tests := []struct {
+		name  string
+		lines []fulfillment.OrderLine
+		want  map[string]string
+	}{
+		{"three sides", deal(fries, fries, fries), map[string]string{"items[0].options": `choose at most 1 from "Side"`}},
+		{"no side", deal(), map[string]string{"items[0].options": `choose at least 1 from "Side"`}},
+		{"unavailable", deal(fulfillment.OrderLine{PLU: "GONE", Quantity: 1}),
+			map[string]string{"items[0].options[0].plu": `item "GONE" is unavailable`, "items[0].options": `choose at least 1 from "Side"`}},
+		{"not in the deal", deal(fries, fulfillment.OrderLine{PLU: "SALT", Quantity: 1}),
+			map[string]string{"items[0].options[1].plu": "not an item of this deal"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, _, errs := priceOrder(menus, tt.lines)
+			if diff := cmp.Diff(tt.want, errs); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
