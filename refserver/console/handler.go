@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/journal"
 	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
@@ -112,7 +113,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // routes are the console's routes, relative to Prefix.
 func (h *Handler) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(h.securityHeaders, h.recoverer)
+	// A panic becomes a 500 page; the details go to the log.
+	r.Use(h.securityHeaders, api.Recoverer(h.log, "panic in console handler", func(w http.ResponseWriter, r *http.Request) {
+		h.renderError(w, r, http.StatusInternalServerError, "Internal error; see the server log.")
+	}))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		h.renderError(w, r, http.StatusNotFound, "No such console page.")
 	})

@@ -2,9 +2,7 @@ package console
 
 import (
 	"context"
-	"fmt"
 	"net/http"
-	"runtime/debug"
 	"strings"
 )
 
@@ -30,24 +28,6 @@ func (h *Handler) securityHeaders(next http.Handler) http.Handler {
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("Referrer-Policy", "no-referrer")
 		hd.Set("Cache-Control", "no-store")
-		next.ServeHTTP(w, r)
-	})
-}
-
-// recoverer turns a panic into a 500 page; the details go to the log.
-func (h *Handler) recoverer(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			rec := recover()
-			if rec == nil {
-				return
-			}
-			if rec == http.ErrAbortHandler {
-				panic(rec)
-			}
-			h.log.Error("panic in console handler", "panic", fmt.Sprint(rec), "stack", string(debug.Stack()))
-			h.renderError(w, r, http.StatusInternalServerError, "Internal error; see the server log.")
-		}()
 		next.ServeHTTP(w, r)
 	})
 }

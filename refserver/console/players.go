@@ -85,6 +85,23 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, page, msg strin
 	http.Redirect(w, r, page, http.StatusSeeOther)
 }
 
+// formInts copies the form's whole numbers named names into body, leaving
+// out the empty ones so that the API keeps its defaults. A field that holds
+// something else is refused on page, and formInts returns false.
+func (h *Handler) formInts(w http.ResponseWriter, r *http.Request, page string, body map[string]any, names ...string) bool {
+	for _, name := range names {
+		n, present, valid := formInt(r, name)
+		if !valid {
+			h.refuse(w, r, page, name+": enter a whole number.")
+			return false
+		}
+		if present {
+			body[name] = n
+		}
+	}
+	return true
+}
+
 // handlePayCheck has a diner pay what a check owes: POST
 // /sandbox/locations/{locationId}/checks/{checkNumber}/payments.
 func (h *Handler) handlePayCheck(w http.ResponseWriter, r *http.Request) {
@@ -110,15 +127,8 @@ func (h *Handler) handleSetDiners(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := map[string]any{}
-	for _, name := range []string{"everySeconds", "split", "tipPercent"} {
-		n, present, valid := formInt(r, name)
-		if !valid {
-			h.refuse(w, r, page, name+": enter a whole number.")
-			return
-		}
-		if present {
-			body[name] = n
-		}
+	if !h.formInts(w, r, page, body, "everySeconds", "split", "tipPercent") {
+		return
 	}
 	res, err := h.adminCall(r, http.MethodPut, "/sandbox/locations/"+id+"/diners", body)
 	h.finishAt(w, r, res, err, "Diners on.", page)
@@ -145,15 +155,8 @@ func (h *Handler) handleSetDemoPOS(w http.ResponseWriter, r *http.Request) {
 	mode := strings.TrimSpace(r.PostForm.Get("mode"))
 	body := map[string]any{"mode": mode}
 	counts := map[string]string{"fail-then-accept": "failCount", "slow": "delayMs"}
-	if name, ok := counts[mode]; ok {
-		n, present, valid := formInt(r, name)
-		if !valid {
-			h.refuse(w, r, page, name+": enter a whole number.")
-			return
-		}
-		if present {
-			body[name] = n
-		}
+	if name, ok := counts[mode]; ok && !h.formInts(w, r, page, body, name) {
+		return
 	}
 	res, err := h.adminCall(r, http.MethodPut, "/sandbox/locations/"+id+"/demo-pos", body)
 	h.finishAt(w, r, res, err, "The demo POS now answers this location in mode "+mode+".", page)

@@ -65,21 +65,34 @@ func AccessLog(log *slog.Logger, now func() time.Time) func(http.Handler) http.H
 // Recover turns a panic into a 500001. The panic value and stack are
 // logged with the request id; the client sees only the catalogue message.
 func (rd *Responder) Recover(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			rec := recover()
-			if rec == nil {
-				return
-			}
-			if rec == http.ErrAbortHandler {
-				panic(rec) // the server's own signal to drop the connection
-			}
-			rd.log.Error("panic in handler",
-				"request_id", requestID(w),
-				"panic", fmt.Sprint(rec),
-				"stack", string(debug.Stack()))
-			rd.Error(w, r, Err(client.CodeInternal))
-		}()
-		next.ServeHTTP(w, r)
-	})
+	return Recoverer(rd.log, "panic in handler", func(w http.ResponseWriter, r *http.Request) {
+		rd.Error(w, r, Err(client.CodeInternal))
+	})(next)
+}
+
+// Recoverer returns middleware that turns a panic in the handler into the
+// answer that answer writes, after logging msg with the panic value, the
+// stack and the request id (when Tracing gave the request one). The API
+// and the console share it, each with its own answer.
+func Recoverer(log *slog.Logger, msg string, answer func(w http.ResponseWriter, r *http.Request)) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			defer func() {
+				rec := recover()
+				if rec == nil {
+					return
+				}
+				if rec == http.ErrAbortHandler {
+					panic(rec) // the server's own signal to drop the connection
+				}
+				var attrs []any
+				if id := requestID(w); id != "" {
+					attrs = append(attrs, "request_id", id)
+				}
+				log.Error(msg, append(attrs, "panic", fmt.Sprint(rec), "stack", string(debug.Stack()))...)
+				answer(w, r)
+			}()
+			next.ServeHTTP(w, r)
+		})
+	}
 }
