@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hospo-dev/hospo-go/refserver/journal"
+	"github.com/hospo-dev/hospo-go/refserver/sim"
 )
 
 // Config configures a Server. Zero values get the defaults noted.
@@ -116,6 +117,14 @@ type Config struct {
 	// DefaultMaxFeedWaits and DefaultMaxFeedWaitsPerKey.
 	MaxFeedWaits       int
 	MaxFeedWaitsPerKey int
+	// MaxSnapshots bounds how many snapshots (POST /sandbox/snapshots)
+	// are kept at once, and MaxSnapshotsBytes the bytes they take
+	// together, on the database's disk or, for ":memory:", in memory: each
+	// is a whole copy of the database. A save past either bound is refused
+	// with a 400002 and keeps nothing. 0 means DefaultMaxSnapshots and
+	// DefaultMaxSnapshotsBytes, a negative value turns the bound off.
+	MaxSnapshots      int
+	MaxSnapshotsBytes int64
 	// ProviderDKeyWait is how long GET /v2/payment/providerD/keys waits
 	// for the background key maker when its pool is empty before it
 	// answers 429001 (default 5 s). Making an RSA key takes one core tens
@@ -160,6 +169,27 @@ const (
 	DefaultMaxFeedWaitsPerKey = 128
 )
 
+// The bounds of the snapshots kept when Config.MaxSnapshots and
+// Config.MaxSnapshotsBytes are 0: room for a scene saved per test of a
+// large suite, and for a few dozen copies of a database of 100 MiB.
+const (
+	DefaultMaxSnapshots      = 100
+	DefaultMaxSnapshotsBytes = 4 << 30
+)
+
 // DefaultJournalSize is how many requests the request journal keeps when
 // Config.JournalSize is 0.
 const DefaultJournalSize = journal.DefaultSize
+
+// snapshotLimits returns the bounds of the snapshots that c asks for, its
+// zero values made the defaults (sim.SnapshotLimits takes 0 for none).
+func (c Config) snapshotLimits() sim.SnapshotLimits {
+	l := sim.SnapshotLimits{Count: c.MaxSnapshots, Bytes: c.MaxSnapshotsBytes}
+	if l.Count == 0 {
+		l.Count = DefaultMaxSnapshots
+	}
+	if l.Bytes == 0 {
+		l.Bytes = DefaultMaxSnapshotsBytes
+	}
+	return l
+}

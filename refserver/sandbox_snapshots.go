@@ -2,7 +2,6 @@ package refserver
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
@@ -17,7 +16,8 @@ import (
 // The sandbox's snapshots (contract.md section 9): copies of the whole
 // state, kept by sim.Snapshots.
 
-// handleCreateSnapshot is POST /sandbox/snapshots (rules.CheckSnapshot). The
+// handleCreateSnapshot is POST /sandbox/snapshots (rules.CheckSnapshot;
+// the bounds of sim.Snapshots.Create, rules.SnapshotErr). The
 // copy is made before the Write, from a reader: writes go on meanwhile,
 // and the copy is whatever had committed when it began. The Write only
 // gives the answer its idempotency record.
@@ -32,7 +32,7 @@ func (s sandboxAPI) handleCreateSnapshot(r *http.Request) (api.Write, error) {
 	}
 	snap, err := s.snapshots.Create(r.Context(), name)
 	if err != nil {
-		return nil, err
+		return nil, rules.SnapshotErr(err)
 	}
 	return func(*store.Tx) (any, error) { return snap, nil }, nil
 }
@@ -53,7 +53,7 @@ func (s sandboxAPI) handleListSnapshots(*http.Request) (api.Read, error) {
 // into the restored database, so a retry replays it.
 func (s sandboxAPI) handleRestoreSnapshot(r *http.Request) (api.Write, error) {
 	if err := s.restoreSnapshot(r.Context(), chi.URLParam(r, "snapshotId")); err != nil {
-		return nil, snapshotErr(err)
+		return nil, rules.SnapshotErr(err)
 	}
 	return func(tx *store.Tx) (any, error) { return s.demo.Fixtures(tx) }, nil
 }
@@ -61,18 +61,10 @@ func (s sandboxAPI) handleRestoreSnapshot(r *http.Request) (api.Write, error) {
 // handleDeleteSnapshot is DELETE /sandbox/snapshots/{snapshotId}.
 func (s sandboxAPI) handleDeleteSnapshot(w http.ResponseWriter, r *http.Request) {
 	if err := s.snapshots.Delete(chi.URLParam(r, "snapshotId")); err != nil {
-		s.api.Error(w, r, snapshotErr(err))
+		s.api.Error(w, r, rules.SnapshotErr(err))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// snapshotErr names an unknown snapshot in its 404001.
-func snapshotErr(err error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return api.NotFound("Snapshot")
-	}
-	return err
 }
 
 // restoreSnapshot puts snapshot id back in place of the whole database

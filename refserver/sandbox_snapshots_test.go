@@ -2,6 +2,7 @@ package refserver_test
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -293,5 +294,89 @@ func TestSnapshotRestoreReplays(t *testing.T) {
 	}
 	if st, _ := userMe(t, env, token); st != http.StatusOK {
 		t.Errorf("the replay restored again: the user made in between is gone (%d)", st)
+	}
+}
+
+// TestSnapshotLimitsAnswer: a save past -max-snapshots or
+// -max-snapshots-bytes is a 400002 naming name that says which bound and
+// how to make room, and saves nothing (no file either).
+func TestSnapshotLimitsAnswer(t *testing.T) {
+	t.Parallel()
+	for name, opts := range map[string][]func(*refserver.Config){"file": nil, "memory": {inMemory}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			refused := func(env *refservertest.Env, want string) {
+				t.Helper()
+				var before, after struct{ Snapshots []sandbox.Snapshot }
+				env.AdminDo(t, http.MethodGet, "/sandbox/snapshots", nil, &before)
+				var files []os.DirEntry
+				if env.DBPath != store.MemoryPath {
+					files, _ = os.ReadDir(env.DBPath + ".snapshots")
+				}
+				var e struct {
+					Code        int
+					ContextData map[string]string
+				}
+				st := env.AdminDo(t, http.MethodPost, "/sandbox/snapshots", map[string]string{"name": "one too many"}, &e)
+				if st != http.StatusBadRequest || e.Code != 400002 || !strings.Contains(e.ContextData["name"], want) ||
+					!strings.Contains(e.ContextData["name"], "DELETE /sandbox/snapshots/{snapshotId}") {
+					t.Errorf("save past the bound: %d %+v, want 400002 naming name, saying %q and how to make room", st, e, want)
+				}
+				env.AdminDo(t, http.MethodGet, "/sandbox/snapshots", nil, &after)
+				if d := cmp.Diff(before.Snapshots, after.Snapshots); d != "" {
+					t.Errorf("the refused save changed the list (-before +after):\n%s", d)
+				}
+				if env.DBPath != store.MemoryPath {
+					if now, _ := os.ReadDir(env.DBPath + ".snapshots"); len(now) != len(files) {
+						t.Errorf("the refused save left files: %v, before %v", now, files)
+					}
+				}
+			}
+			env := refservertest.Start(t, append(opts, func(c *refserver.Config) { c.MaxSnapshots = 2 })...)
+			env.Snapshot(t, "one")
+			env.Snapshot(t, "two")
+			refused(env, "-max-snapshots")
+
+			env = refservertest.Start(t, append(opts, func(c *refserver.Config) { c.MaxSnapshotsBytes = 4096 })...)
+			refused(env, "-max-snapshots-bytes")
+		})
+	}
+}
+
+// TestSnapshotRestoreRefusesWhatItCannot: a snapshot saved by a newer
+// version of the server, or whose file is damaged, is refused with a
+// 400002 naming snapshotId that says why, and the state stays as it was.
+func TestSnapshotRestoreRefusesWhatItCannot(t *testing.T) {
+	t.Parallel()
+	env := refservertest.Start(t)
+	newer := env.Snapshot(t, "from a newer server")
+	raw, err := sql.Open("sqlite3", env.SnapshotFile(t, newer.SnapshotID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = raw.Exec(`INSERT INTO schema_migrations (name, applied_at) VALUES ('9999_from_the_future.sql', 0)`)
+	if cerr := raw.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := env.Snapshot(t, "damaged")
+	if err := os.WriteFile(env.SnapshotFile(t, damaged.SnapshotID), bytes.Repeat([]byte("not a database "), 500), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, token := env.NewUser(t)
+	for id, want := range map[string]string{newer.SnapshotID: "newer version", damaged.SnapshotID: "damaged"} {
+		var e struct {
+			Code        int
+			ContextData map[string]string
+		}
+		st := env.AdminDo(t, http.MethodPost, "/sandbox/snapshots/"+id+"/restore", nil, &e)
+		if st != http.StatusBadRequest || e.Code != 400002 || !strings.Contains(e.ContextData["snapshotId"], want) {
+			t.Errorf("restore of the %s snapshot: %d %+v, want 400002 naming snapshotId", want, st, e)
+		}
+	}
+	if st, _ := userMe(t, env, token); st != http.StatusOK {
+		t.Errorf("a refused restore changed the state: the user made after the snapshots is gone (%d)", st)
 	}
 }

@@ -222,7 +222,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("refserver: %w", err)
 	}
 	s.db = db
-	s.snapshots = sim.NewSnapshots(db, cfg.DBPath, s.clock.Now)
+	s.snapshots = sim.NewSnapshots(db, cfg.DBPath, s.clock.Now, cfg.snapshotLimits())
 	s.demoPOS = sim.NewDemoPOSHandler(cfg.AdminKey, db, cfg.Logger)
 	s.orders = outbound.NewOrderDispatcher(outbound.OrderConfig{
 		DB: db, Now: s.clock.Now, HTTPClient: callOut, Logger: cfg.Logger,

@@ -47,7 +47,10 @@ type createSnapshotRequest struct {
 // CreateSnapshot saves the sandbox's whole state under name, to come back
 // to with RestoreSnapshot: for example a venue set up once, restored
 // before each test. A name that is empty, blank or longer than
-// MaxSnapshotName characters is a 400002.
+// MaxSnapshotName characters is a 400002, and so is a save past the
+// server's bounds on the snapshots it keeps (their number and their bytes
+// together, refserver -max-snapshots and -max-snapshots-bytes): delete
+// one to make room.
 //
 // POST /sandbox/snapshots
 func (s *Service) CreateSnapshot(ctx context.Context, name string, opts ...client.Option) (Snapshot, error) {
@@ -91,7 +94,9 @@ func (s *Service) Snapshots(ctx context.Context, opts ...client.Option) ([]Snaps
 // snapshot's offset and every fault is cleared. Writes in flight finish
 // first and later ones see the restored state. It returns the demo fixture
 // of the restored state. An unknown snapshotID is a 404001
-// (client.ErrNotFound).
+// (client.ErrNotFound); a snapshot the server cannot restore (saved by a
+// newer version of it, or damaged) is a 400002 naming snapshotId, and
+// changes nothing.
 //
 // POST /sandbox/snapshots/{snapshotId}/restore
 func (s *Service) RestoreSnapshot(ctx context.Context, snapshotID string, opts ...client.Option) (Fixtures, error) {

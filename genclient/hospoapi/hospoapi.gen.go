@@ -7186,7 +7186,7 @@ type ClientInterface interface {
 
 	// CreateSnapshotWithBody Save the whole state as a snapshot
 	//
-	// A consistent copy of the whole state: every user, location, credential, card, check, payment, order, event and delivery, and the virtual clock's offset (faults are not part of it). Writes go on while it is made; it holds what had committed when it began. A file database keeps its snapshots beside it, in <db>.snapshots/<snapshotId>.sqlite: plain SQLite files that also work as a -db to start a server from. An in-memory database keeps them in memory.
+	// A consistent copy of the whole state: every user, location, credential, card, check, payment, order, event and delivery, and the virtual clock's offset (faults are not part of it). Writes go on while it is made; it holds what had committed when it began. A file database keeps its snapshots beside it, in <db>.snapshots/<snapshotId>.sqlite: plain SQLite files that also work as a -db to start a server from. An in-memory database keeps them in memory. At most 100 snapshots are kept, taking at most 4 GiB together (the server's -max-snapshots and -max-snapshots-bytes): a save past either bound is a 400002 naming name that says which bound and that deleting a snapshot makes room, and it saves nothing (a copy that would pass the bound on bytes stops there and is removed).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7195,7 +7195,7 @@ type ClientInterface interface {
 
 	// CreateSnapshot Save the whole state as a snapshot
 	//
-	// A consistent copy of the whole state: every user, location, credential, card, check, payment, order, event and delivery, and the virtual clock's offset (faults are not part of it). Writes go on while it is made; it holds what had committed when it began. A file database keeps its snapshots beside it, in <db>.snapshots/<snapshotId>.sqlite: plain SQLite files that also work as a -db to start a server from. An in-memory database keeps them in memory.
+	// A consistent copy of the whole state: every user, location, credential, card, check, payment, order, event and delivery, and the virtual clock's offset (faults are not part of it). Writes go on while it is made; it holds what had committed when it began. A file database keeps its snapshots beside it, in <db>.snapshots/<snapshotId>.sqlite: plain SQLite files that also work as a -db to start a server from. An in-memory database keeps them in memory. At most 100 snapshots are kept, taking at most 4 GiB together (the server's -max-snapshots and -max-snapshots-bytes): a save past either bound is a 400002 naming name that says which bound and that deleting a snapshot makes room, and it saves nothing (a copy that would pass the bound on bytes stops there and is removed).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7209,7 +7209,7 @@ type ClientInterface interface {
 
 	// RestoreSnapshot Put the whole state back to a snapshot
 	//
-	// Replaces the whole state with the snapshot's, atomically: writes in flight finish first, later ones see the restored state, and no request ever sees a mix. What was made since is gone (a credential made after the snapshot stops working, one deleted since works again), the virtual clock is back at the snapshot's offset and every fault is cleared. The snapshot stays, and so do the other snapshots.
+	// Replaces the whole state with the snapshot's, atomically: writes in flight finish first, later ones see the restored state, and no request ever sees a mix. What was made since is gone (a credential made after the snapshot stops working, one deleted since works again), the virtual clock is back at the snapshot's offset and every fault is cleared. The snapshot stays, and so do the other snapshots. A snapshot this server cannot restore, saved by a newer version of it or with a damaged file, is a 400002 naming snapshotId, and the state stays as it was; one saved by an older version is restored with the migrations it lacks applied.
 	//
 	// Corresponds with POST /sandbox/snapshots/{snapshotId}/restore (the `RestoreSnapshot` operationId).
 	RestoreSnapshot(ctx context.Context, snapshotId string, params *RestoreSnapshotParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -8426,7 +8426,7 @@ func (c *Client) ListSnapshots(ctx context.Context, reqEditors ...RequestEditorF
 
 // CreateSnapshotWithBody Save the whole state as a snapshot
 //
-// A consistent copy of the whole state: every user, location, credential, card, check, payment, order, event and delivery, and the virtual clock's offset (faults are not part of it). Writes go on while it is made; it holds what had committed when it began. A file database keeps its snapshots beside it, in <db>.snapshots/<snapshotId>.sqlite: plain SQLite files that also work as a -db to start a server from. An in-memory database keeps them in memory.
+// A consistent copy of the whole state: every user, location, credential, card, check, payment, order, event and delivery, and the virtual clock's offset (faults are not part of it). Writes go on while it is made; it holds what had committed when it began. A file database keeps its snapshots beside it, in <db>.snapshots/<snapshotId>.sqlite: plain SQLite files that also work as a -db to start a server from. An in-memory database keeps them in memory. At most 100 snapshots are kept, taking at most 4 GiB together (the server's -max-snapshots and -max-snapshots-bytes): a save past either bound is a 400002 naming name that says which bound and that deleting a snapshot makes room, and it saves nothing (a copy that would pass the bound on bytes stops there and is removed).
 //
 // Takes any type of body and a specified content type.
 //
@@ -8445,7 +8445,7 @@ func (c *Client) CreateSnapshotWithBody(ctx context.Context, params *CreateSnaps
 
 // CreateSnapshot Save the whole state as a snapshot
 //
-// A consistent copy of the whole state: every user, location, credential, card, check, payment, order, event and delivery, and the virtual clock's offset (faults are not part of it). Writes go on while it is made; it holds what had committed when it began. A file database keeps its snapshots beside it, in <db>.snapshots/<snapshotId>.sqlite: plain SQLite files that also work as a -db to start a server from. An in-memory database keeps them in memory.
+// A consistent copy of the whole state: every user, location, credential, card, check, payment, order, event and delivery, and the virtual clock's offset (faults are not part of it). Writes go on while it is made; it holds what had committed when it began. A file database keeps its snapshots beside it, in <db>.snapshots/<snapshotId>.sqlite: plain SQLite files that also work as a -db to start a server from. An in-memory database keeps them in memory. At most 100 snapshots are kept, taking at most 4 GiB together (the server's -max-snapshots and -max-snapshots-bytes): a save past either bound is a 400002 naming name that says which bound and that deleting a snapshot makes room, and it saves nothing (a copy that would pass the bound on bytes stops there and is removed).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8479,7 +8479,7 @@ func (c *Client) DeleteSnapshot(ctx context.Context, snapshotId string, reqEdito
 
 // RestoreSnapshot Put the whole state back to a snapshot
 //
-// Replaces the whole state with the snapshot's, atomically: writes in flight finish first, later ones see the restored state, and no request ever sees a mix. What was made since is gone (a credential made after the snapshot stops working, one deleted since works again), the virtual clock is back at the snapshot's offset and every fault is cleared. The snapshot stays, and so do the other snapshots.
+// Replaces the whole state with the snapshot's, atomically: writes in flight finish first, later ones see the restored state, and no request ever sees a mix. What was made since is gone (a credential made after the snapshot stops working, one deleted since works again), the virtual clock is back at the snapshot's offset and every fault is cleared. The snapshot stays, and so do the other snapshots. A snapshot this server cannot restore, saved by a newer version of it or with a damaged file, is a 400002 naming snapshotId, and the state stays as it was; one saved by an older version is restored with the migrations it lacks applied.
 //
 // Corresponds with POST /sandbox/snapshots/{snapshotId}/restore (the `RestoreSnapshot` operationId).
 func (c *Client) RestoreSnapshot(ctx context.Context, snapshotId string, params *RestoreSnapshotParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -12384,7 +12384,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSnapshotWithBodyWithResponse Save the whole state as a snapshot
 	//
-	// A consistent copy of the whole state: every user, location, credential, card, check, payment, order, event and delivery, and the virtual clock's offset (faults are not part of it). Writes go on while it is made; it holds what had committed when it began. A file database keeps its snapshots beside it, in <db>.snapshots/<snapshotId>.sqlite: plain SQLite files that also work as a -db to start a server from. An in-memory database keeps them in memory.
+	// A consistent copy of the whole state: every user, location, credential, card, check, payment, order, event and delivery, and the virtual clock's offset (faults are not part of it). Writes go on while it is made; it holds what had committed when it began. A file database keeps its snapshots beside it, in <db>.snapshots/<snapshotId>.sqlite: plain SQLite files that also work as a -db to start a server from. An in-memory database keeps them in memory. At most 100 snapshots are kept, taking at most 4 GiB together (the server's -max-snapshots and -max-snapshots-bytes): a save past either bound is a 400002 naming name that says which bound and that deleting a snapshot makes room, and it saves nothing (a copy that would pass the bound on bytes stops there and is removed).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12393,7 +12393,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSnapshotWithResponse Save the whole state as a snapshot
 	//
-	// A consistent copy of the whole state: every user, location, credential, card, check, payment, order, event and delivery, and the virtual clock's offset (faults are not part of it). Writes go on while it is made; it holds what had committed when it began. A file database keeps its snapshots beside it, in <db>.snapshots/<snapshotId>.sqlite: plain SQLite files that also work as a -db to start a server from. An in-memory database keeps them in memory.
+	// A consistent copy of the whole state: every user, location, credential, card, check, payment, order, event and delivery, and the virtual clock's offset (faults are not part of it). Writes go on while it is made; it holds what had committed when it began. A file database keeps its snapshots beside it, in <db>.snapshots/<snapshotId>.sqlite: plain SQLite files that also work as a -db to start a server from. An in-memory database keeps them in memory. At most 100 snapshots are kept, taking at most 4 GiB together (the server's -max-snapshots and -max-snapshots-bytes): a save past either bound is a 400002 naming name that says which bound and that deleting a snapshot makes room, and it saves nothing (a copy that would pass the bound on bytes stops there and is removed).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12409,7 +12409,7 @@ type ClientWithResponsesInterface interface {
 
 	// RestoreSnapshotWithResponse Put the whole state back to a snapshot
 	//
-	// Replaces the whole state with the snapshot's, atomically: writes in flight finish first, later ones see the restored state, and no request ever sees a mix. What was made since is gone (a credential made after the snapshot stops working, one deleted since works again), the virtual clock is back at the snapshot's offset and every fault is cleared. The snapshot stays, and so do the other snapshots.
+	// Replaces the whole state with the snapshot's, atomically: writes in flight finish first, later ones see the restored state, and no request ever sees a mix. What was made since is gone (a credential made after the snapshot stops working, one deleted since works again), the virtual clock is back at the snapshot's offset and every fault is cleared. The snapshot stays, and so do the other snapshots. A snapshot this server cannot restore, saved by a newer version of it or with a damaged file, is a 400002 naming snapshotId, and the state stays as it was; one saved by an older version is restored with the migrations it lacks applied.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -22103,7 +22103,7 @@ func (c *ClientWithResponses) ListSnapshotsWithResponse(ctx context.Context, req
 
 // CreateSnapshotWithBodyWithResponse Save the whole state as a snapshot
 //
-// A consistent copy of the whole state: every user, location, credential, card, check, payment, order, event and delivery, and the virtual clock's offset (faults are not part of it). Writes go on while it is made; it holds what had committed when it began. A file database keeps its snapshots beside it, in <db>.snapshots/<snapshotId>.sqlite: plain SQLite files that also work as a -db to start a server from. An in-memory database keeps them in memory.
+// A consistent copy of the whole state: every user, location, credential, card, check, payment, order, event and delivery, and the virtual clock's offset (faults are not part of it). Writes go on while it is made; it holds what had committed when it began. A file database keeps its snapshots beside it, in <db>.snapshots/<snapshotId>.sqlite: plain SQLite files that also work as a -db to start a server from. An in-memory database keeps them in memory. At most 100 snapshots are kept, taking at most 4 GiB together (the server's -max-snapshots and -max-snapshots-bytes): a save past either bound is a 400002 naming name that says which bound and that deleting a snapshot makes room, and it saves nothing (a copy that would pass the bound on bytes stops there and is removed).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -22118,7 +22118,7 @@ func (c *ClientWithResponses) CreateSnapshotWithBodyWithResponse(ctx context.Con
 
 // CreateSnapshotWithResponse Save the whole state as a snapshot
 //
-// A consistent copy of the whole state: every user, location, credential, card, check, payment, order, event and delivery, and the virtual clock's offset (faults are not part of it). Writes go on while it is made; it holds what had committed when it began. A file database keeps its snapshots beside it, in <db>.snapshots/<snapshotId>.sqlite: plain SQLite files that also work as a -db to start a server from. An in-memory database keeps them in memory.
+// A consistent copy of the whole state: every user, location, credential, card, check, payment, order, event and delivery, and the virtual clock's offset (faults are not part of it). Writes go on while it is made; it holds what had committed when it began. A file database keeps its snapshots beside it, in <db>.snapshots/<snapshotId>.sqlite: plain SQLite files that also work as a -db to start a server from. An in-memory database keeps them in memory. At most 100 snapshots are kept, taking at most 4 GiB together (the server's -max-snapshots and -max-snapshots-bytes): a save past either bound is a 400002 naming name that says which bound and that deleting a snapshot makes room, and it saves nothing (a copy that would pass the bound on bytes stops there and is removed).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -22146,7 +22146,7 @@ func (c *ClientWithResponses) DeleteSnapshotWithResponse(ctx context.Context, sn
 
 // RestoreSnapshotWithResponse Put the whole state back to a snapshot
 //
-// Replaces the whole state with the snapshot's, atomically: writes in flight finish first, later ones see the restored state, and no request ever sees a mix. What was made since is gone (a credential made after the snapshot stops working, one deleted since works again), the virtual clock is back at the snapshot's offset and every fault is cleared. The snapshot stays, and so do the other snapshots.
+// Replaces the whole state with the snapshot's, atomically: writes in flight finish first, later ones see the restored state, and no request ever sees a mix. What was made since is gone (a credential made after the snapshot stops working, one deleted since works again), the virtual clock is back at the snapshot's offset and every fault is cleared. The snapshot stays, and so do the other snapshots. A snapshot this server cannot restore, saved by a newer version of it or with a damaged file, is a 400002 naming snapshotId, and the state stays as it was; one saved by an older version is restored with the migrations it lacks applied.
 //
 // Returns a wrapper object for the known response body format(s).
 //

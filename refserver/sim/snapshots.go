@@ -30,12 +30,14 @@ type Snapshot = sandbox.Snapshot
 // <id>.sqlite that also works as a database to start a server from, with
 // its name and time in <id>.json; they outlive the server, and a restore
 // does not touch them (a snapshot made after the one restored stays
-// listed). An in-memory database keeps them in memory. It is safe for
+// listed). An in-memory database keeps them in memory. Either way their
+// number and total size are bounded (SnapshotLimits). It is safe for
 // concurrent use; one operation runs at a time.
 type Snapshots struct {
-	db  *store.DB
-	dir string // "" keeps the copies in memory
-	now func() time.Time
+	db     *store.DB
+	dir    string // "" keeps the copies in memory
+	now    func() time.Time
+	limits SnapshotLimits
 
 	mu   sync.Mutex
 	mem  map[string]*memSnapshot
@@ -58,6 +60,34 @@ type snapshotMeta struct {
 	Made int64 `json:"made"`
 }
 
+// SnapshotLimits bound the snapshots kept: each is a whole copy of the
+// database, on the database's disk (or in memory), so without a bound a
+// client that saves in a loop fills the disk.
+type SnapshotLimits struct {
+	// Count is the most snapshots kept at once; 0 or less: no bound.
+	Count int
+	// Bytes is the most bytes all the snapshots may take together; 0 or
+	// less: no bound.
+	Bytes int64
+}
+
+// TooManySnapshotsError is the error of a Create while SnapshotLimits.Count
+// snapshots are kept already.
+type TooManySnapshotsError struct{ Max int }
+
+func (e *TooManySnapshotsError) Error() string {
+	return fmt.Sprintf("sandbox: snapshot: %d snapshots are kept already, the most allowed", e.Max)
+}
+
+// SnapshotsTooLargeError is the error of a Create whose copy would take
+// the snapshots past SnapshotLimits.Bytes: Held bytes are taken already,
+// the copy needs Need more. Nothing of the copy is kept.
+type SnapshotsTooLargeError struct{ Held, Need, Max int64 }
+
+func (e *SnapshotsTooLargeError) Error() string {
+	return fmt.Sprintf("sandbox: snapshot: the snapshots take %d bytes and the copy needs %d, more than the %d allowed", e.Held, e.Need, e.Max)
+}
+
 // SnapshotDir returns the directory that keeps the snapshots of the
 // database at dbPath.
 func SnapshotDir(dbPath string) string { return dbPath + ".snapshots" }
@@ -65,8 +95,8 @@ func SnapshotDir(dbPath string) string { return dbPath + ".snapshots" }
 // NewSnapshots returns the snapshots of db, opened from dbPath (beside
 // which they are kept, or in memory for store.MemoryPath); now is the
 // virtual clock, for CreatedAt.
-func NewSnapshots(db *store.DB, dbPath string, now func() time.Time) *Snapshots {
-	s := &Snapshots{db: db, now: now}
+func NewSnapshots(db *store.DB, dbPath string, now func() time.Time, limits SnapshotLimits) *Snapshots {
+	s := &Snapshots{db: db, now: now, limits: limits}
 	if dbPath == store.MemoryPath {
 		s.mem = map[string]*memSnapshot{}
 	} else {
@@ -118,18 +148,36 @@ func newSnapshotID() string {
 }
 
 // Create saves a consistent copy of the whole database under name (checked
-// by the caller) and returns it.
+// by the caller) and returns it. Past a limit it fails with a
+// *TooManySnapshotsError or a *SnapshotsTooLargeError and keeps nothing:
+// the bound on bytes holds while the copy is written
+// (store.CopyAtMost), so a copy that would pass it stops there.
 func (s *Snapshots) Create(ctx context.Context, name string) (Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done {
 		return Snapshot{}, errors.New("sandbox: snapshots closed")
 	}
+	kept, err := s.list()
+	if err != nil {
+		return Snapshot{}, err
+	}
+	if s.limits.Count > 0 && len(kept) >= s.limits.Count {
+		return Snapshot{}, &TooManySnapshotsError{Max: s.limits.Count}
+	}
+	var held int64
+	for _, k := range kept {
+		held += k.SizeBytes
+	}
+	var bound []store.CopyOption
+	if s.limits.Bytes > 0 {
+		bound = append(bound, store.CopyAtMost(max(s.limits.Bytes-held, 1)))
+	}
 	meta := snapshotMeta{SnapshotID: newSnapshotID(), Name: name, CreatedAt: s.now().Unix(), Made: time.Now().UnixNano()}
 	if s.dir == "" {
-		c, err := s.db.CopyToMemory(ctx)
+		c, err := s.db.CopyToMemory(ctx, bound...)
 		if err != nil {
-			return Snapshot{}, err
+			return Snapshot{}, s.limitErr(err, held)
 		}
 		s.seq++
 		meta.Made = s.seq
@@ -140,9 +188,9 @@ func (s *Snapshots) Create(ctx context.Context, name string) (Snapshot, error) {
 		return Snapshot{}, fmt.Errorf("sandbox: snapshot: %w", err)
 	}
 	file := s.file(meta.SnapshotID)
-	size, err := s.db.CopyToFile(ctx, file)
+	size, err := s.db.CopyToFile(ctx, file, bound...)
 	if err != nil {
-		return Snapshot{}, err
+		return Snapshot{}, s.limitErr(err, held)
 	}
 	if err := writeMeta(s.metaFile(meta.SnapshotID), meta); err != nil {
 		_ = os.Remove(file)
@@ -151,10 +199,25 @@ func (s *Snapshots) Create(ctx context.Context, name string) (Snapshot, error) {
 	return meta.snapshot(size), nil
 }
 
+// limitErr turns the error of a copy that passed the bound on bytes into
+// a *SnapshotsTooLargeError; held is what the other snapshots take.
+func (s *Snapshots) limitErr(err error, held int64) error {
+	var tl *store.CopyTooLargeError
+	if errors.As(err, &tl) {
+		return &SnapshotsTooLargeError{Held: held, Need: tl.Size, Max: s.limits.Bytes}
+	}
+	return err
+}
+
 // List returns the snapshots, oldest first.
 func (s *Snapshots) List() ([]Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.list()
+}
+
+// list is List, with s.mu held.
+func (s *Snapshots) list() ([]Snapshot, error) {
 	type entry struct {
 		meta snapshotMeta
 		size int64

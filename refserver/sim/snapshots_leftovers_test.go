@@ -17,7 +17,7 @@ func TestSnapshotLeftoversRemovedAtStart(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "l.db")
 	db := storetest.Open(t, path, nil)
-	kept, err := NewSnapshots(db, path, time.Now).Create(t.Context(), "kept")
+	kept, err := NewSnapshots(db, path, time.Now, SnapshotLimits{}).Create(t.Context(), "kept")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestSnapshotLeftoversRemovedAtStart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	list, err := NewSnapshots(db, path, time.Now).List()
+	list, err := NewSnapshots(db, path, time.Now, SnapshotLimits{}).List()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
@@ -28,12 +29,40 @@ import (
 // server does not know: it was made by a newer version of the server.
 var ErrNewerCopy = errors.New("store: the copy was made by a newer server")
 
+// CopyTooLargeError is the error of a copy that would be larger than its
+// CopyAtMost bound. Nothing of the copy is kept.
+type CopyTooLargeError struct {
+	Size int64 // the whole copy's size in bytes
+	Max  int64 // the bound
+}
+
+func (e *CopyTooLargeError) Error() string {
+	return fmt.Sprintf("store: copy: the copy takes %d bytes, more than the %d allowed", e.Size, e.Max)
+}
+
+// CopyOption configures CopyToFile and CopyToMemory.
+type CopyOption func(*copyOptions)
+
+type copyOptions struct {
+	max int64 // 0: no bound
+}
+
+// CopyAtMost bounds a copy to n bytes (n > 0; otherwise the option does
+// nothing). The bound holds while the copy is written, as SQLite's
+// max_page_count of the copy: a copy that reaches it stops there and
+// fails as it would on a full disk, through the same clean-up, and the
+// failure is a *CopyTooLargeError telling the copy's whole size.
+func CopyAtMost(n int64) CopyOption {
+	return func(o *copyOptions) { o.max = max(n, 0) }
+}
+
 // CopyToFile writes a consistent copy of the whole database to path, which
 // must not exist yet, and returns its size in bytes. The copy is a plain
 // SQLite file (rollback journal, no -wal file beside it): Open takes it
 // as a database of its own, and RestoreFile takes it back. It is written
-// under a temporary name and renamed when complete.
-func (db *DB) CopyToFile(ctx context.Context, path string) (int64, error) {
+// under a temporary name and renamed when complete; a copy that fails (a
+// full disk, or the CopyAtMost bound) leaves no file behind.
+func (db *DB) CopyToFile(ctx context.Context, path string, opts ...CopyOption) (int64, error) {
 	if _, err := os.Lstat(path); err == nil {
 		return 0, fmt.Errorf("store: copy: %s exists", path)
 	}
@@ -51,7 +80,7 @@ func (db *DB) CopyToFile(ctx context.Context, path string) (int64, error) {
 		return 0, fmt.Errorf("store: copy: %w", err)
 	}
 	oneConnection(dst)
-	err = db.copyInto(ctx, dst)
+	err = db.copyInto(ctx, dst, opts)
 	if err == nil {
 		// The copied first page says WAL, as the live database's does:
 		// make the file a rollback-journal one, whole without a -wal.
@@ -72,7 +101,7 @@ func (db *DB) CopyToFile(ctx context.Context, path string) (int64, error) {
 		for _, f := range []string{tmp, tmp + "-journal", tmp + "-wal", tmp + "-shm"} {
 			_ = os.Remove(f)
 		}
-		return 0, fmt.Errorf("store: copy: %w", err)
+		return 0, copyErr(err)
 	}
 	return size, nil
 }
@@ -87,14 +116,14 @@ type MemoryCopy struct {
 
 // CopyToMemory returns a consistent copy of the whole database, kept in
 // memory. Close it when it is no longer needed.
-func (db *DB) CopyToMemory(ctx context.Context) (*MemoryCopy, error) {
+func (db *DB) CopyToMemory(ctx context.Context, opts ...CopyOption) (*MemoryCopy, error) {
 	dst, err := openMemory()
 	if err != nil {
 		return nil, err
 	}
-	if err := db.copyInto(ctx, dst); err != nil {
+	if err := db.copyInto(ctx, dst, opts); err != nil {
 		dst.Close()
-		return nil, fmt.Errorf("store: copy: %w", err)
+		return nil, copyErr(err)
 	}
 	size, err := dbSize(ctx, dst)
 	if err != nil {
@@ -169,11 +198,74 @@ func (db *DB) restore(ctx context.Context, src *sql.DB, then func(tx *Tx) error)
 }
 
 // copyInto copies the whole database into dst's main database, reading
-// from a reader connection in one read transaction.
-func (db *DB) copyInto(ctx context.Context, dst *sql.DB) error {
+// from a reader connection in one read transaction, within the bound of
+// opts.
+func (db *DB) copyInto(ctx context.Context, dst *sql.DB, opts []CopyOption) error {
+	var o copyOptions
+	for _, f := range opts {
+		f(&o)
+	}
 	return withRaw(ctx, db.read, func(src *sqlite3.SQLiteConn) error {
-		return withRaw(ctx, dst, func(dst *sqlite3.SQLiteConn) error { return backup(dst, src) })
+		return withRaw(ctx, dst, func(dst *sqlite3.SQLiteConn) error {
+			if o.max == 0 {
+				return backup(dst, src)
+			}
+			// The read transaction the backup runs in is opened here, so
+			// that the size read first is the size copied.
+			if _, err := src.Exec(`BEGIN`, nil); err != nil {
+				return err
+			}
+			defer func() { _, _ = src.Exec(`ROLLBACK`, nil) }() // a read transaction: nothing to lose
+			pageSize, err := rawInt(src, `PRAGMA page_size`)
+			if err != nil {
+				return err
+			}
+			pages, err := rawInt(src, `PRAGMA page_count`)
+			if err != nil {
+				return err
+			}
+			// The copy takes the source's page size, set first so that the
+			// bound counts pages of that size; at least one page, as SQLite
+			// takes 0 for no bound (no database of this server fits one).
+			maxPages := max(o.max/pageSize, 1)
+			pragmas := fmt.Sprintf(`PRAGMA page_size = %d; PRAGMA max_page_count = %d`, pageSize, maxPages)
+			if _, err := dst.Exec(pragmas, nil); err != nil {
+				return err
+			}
+			err = backup(dst, src)
+			var se sqlite3.Error
+			if pages > maxPages && errors.As(err, &se) && se.Code == sqlite3.ErrFull {
+				return &CopyTooLargeError{Size: pages * pageSize, Max: o.max}
+			}
+			return err
+		})
 	})
+}
+
+// rawInt returns the one integer that query answers on conn.
+func rawInt(conn *sqlite3.SQLiteConn, query string) (int64, error) {
+	rows, err := conn.Query(query, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	v := make([]driver.Value, 1)
+	if err := rows.Next(v); err != nil {
+		return 0, fmt.Errorf("%s: %w", query, err)
+	}
+	n, ok := v[0].(int64)
+	if !ok {
+		return 0, fmt.Errorf("%s: got %T", query, v[0])
+	}
+	return n, nil
+}
+
+// copyErr wraps the error of a failed copy, unless it already says all.
+func copyErr(err error) error {
+	if _, ok := errors.AsType[*CopyTooLargeError](err); ok {
+		return err
+	}
+	return fmt.Errorf("store: copy: %w", err)
 }
 
 // backup copies src's main database over dst's in a single step, so in

@@ -379,3 +379,60 @@ func TestRestoreRecompilesStatements(t *testing.T) {
 		t.Errorf("after the restore: %q, want snapshot", got)
 	}
 }
+
+// TestCopyAtMost: a copy bounded below its size fails part-way through
+// writing, as on a full disk, with a *CopyTooLargeError telling its whole
+// size, and leaves no file (nor a journal) behind; bounded at its size it
+// succeeds.
+func TestCopyAtMost(t *testing.T) {
+	t.Parallel()
+	db := openTest(t, filepath.Join(t.TempDir(), "live.db"), nil)
+	addUser(t, db, "tok")
+	if err := db.Write(t.Context(), func(tx *Tx) error {
+		_, err := tx.execScript(`CREATE TABLE pad (b BLOB); INSERT INTO pad VALUES (randomblob(200000))`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	size, err := dbSize(t.Context(), db.read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tooSmall := size - size/4 // room for most pages: the copy fails writing
+	t.Run("file", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		cp := filepath.Join(dir, "copy.sqlite")
+		_, err := db.CopyToFile(t.Context(), cp, CopyAtMost(tooSmall))
+		var tl *CopyTooLargeError
+		if !errors.As(err, &tl) || tl.Size != size || tl.Max != tooSmall {
+			t.Fatalf("copy bounded at %d bytes of %d: %v, want a CopyTooLargeError of %d bytes", tooSmall, size, err, size)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("the failed copy left %v", entries)
+		}
+		got, err := db.CopyToFile(t.Context(), cp, CopyAtMost(size))
+		if err != nil || got != size {
+			t.Fatalf("copy bounded at its own size: %d bytes, %v; want %d", got, err, size)
+		}
+		if !tokenWorks(t, openTest(t, cp, nil), "tok") {
+			t.Error("the bounded copy lacks the token")
+		}
+	})
+	t.Run("memory", func(t *testing.T) {
+		t.Parallel()
+		_, err := db.CopyToMemory(t.Context(), CopyAtMost(tooSmall))
+		var tl *CopyTooLargeError
+		if !errors.As(err, &tl) || tl.Size != size {
+			t.Fatalf("copy bounded at %d bytes of %d: %v, want a CopyTooLargeError of %d bytes", tooSmall, size, err, size)
+		}
+		c, err := db.CopyToMemory(t.Context(), CopyAtMost(size))
+		if err != nil {
+			t.Fatalf("copy bounded at its own size: %v", err)
+		}
+		defer c.Close()
+		if c.Size() != size {
+			t.Errorf("copy of %d bytes, want %d", c.Size(), size)
+		}
+	})
+}

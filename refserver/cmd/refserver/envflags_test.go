@@ -26,6 +26,8 @@ func TestFlagsFromEnvironment(t *testing.T) {
 		"REFSERVER_ADMIN_KEY":           "from-env",
 		"REFSERVER_RATE_LIMIT":          "2.5",
 		"REFSERVER_MAX_IN_FLIGHT":       "7",
+		"REFSERVER_MAX_SNAPSHOTS":       "3",
+		"REFSERVER_MAX_SNAPSHOTS_BYTES": "1048576",
 		"REFSERVER_POS_HEALTH_INTERVAL": "3s",
 		"REFSERVER_VALIDATE":            "true",
 		"REFSERVER_ADMIN_HOST":          "sandbox.example,docker",
@@ -35,7 +37,7 @@ func TestFlagsFromEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.addr != "0.0.0.0:9000" || o.tlsAddr != "0.0.0.0:9443" || o.db != "/data/refserver.db" || o.adminKey != "from-env" ||
-		o.rateLimit != 2.5 || o.maxInFlight != 7 || o.posHealthInterval != 3*time.Second || !o.validate ||
+		o.rateLimit != 2.5 || o.maxInFlight != 7 || o.maxSnapshots != 3 || o.maxSnapshotsBytes != 1<<20 || o.posHealthInterval != 3*time.Second || !o.validate ||
 		!slices.Equal(o.adminHosts, []string{"sandbox.example", "docker"}) {
 		t.Errorf("from the environment: %+v", o)
 	}

@@ -40,6 +40,8 @@ type options struct {
 	maxInFlight       int
 	maxFeedWaits      int
 	maxFeedWaitsKey   int
+	maxSnapshots      int
+	maxSnapshotsBytes int64
 	webhookLinkLocal  bool
 	logLevel          string
 	posHealthInterval time.Duration
@@ -94,6 +96,9 @@ func parseFlags(args []string, stderr io.Writer, lookup func(string) (string, bo
 	fs.IntVar(&o.maxInFlight, "max-in-flight", refserver.DefaultMaxInFlight, "API requests handled at once; more wait their turn (negative: no bound)")
 	fs.IntVar(&o.maxFeedWaits, "max-feed-waits", refserver.DefaultMaxFeedWaits, "event feed requests waiting for events at once (GET /v1/events?wait=); more are refused with 429001")
 	fs.IntVar(&o.maxFeedWaitsKey, "max-feed-waits-per-key", refserver.DefaultMaxFeedWaitsPerKey, "event feed requests of one API key waiting for events at once; more are refused with 429001")
+	fs.IntVar(&o.maxSnapshots, "max-snapshots", refserver.DefaultMaxSnapshots, "snapshots kept at once (POST /sandbox/snapshots); a save past it is refused with 400002 (negative: no bound)")
+	fs.Int64Var(&o.maxSnapshotsBytes, "max-snapshots-bytes", refserver.DefaultMaxSnapshotsBytes,
+		"bytes all snapshots may take together, on the database's disk (in memory with -db :memory:); a save past it is refused with 400002 and keeps nothing (negative: no bound)")
 	fs.BoolVar(&o.webhookLinkLocal, "webhook-allow-link-local", false, "let webhooks deliver to link-local and cloud metadata addresses (169.254.169.254, fe80::/10, metadata.google.internal), refused by default")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&o.posHealthInterval, "pos-health-interval", 30*time.Second, "how often universal POS health is checked")
@@ -142,6 +147,9 @@ func parseFlags(args []string, stderr io.Writer, lookup func(string) (string, bo
 	}
 	if o.maxFeedWaits < 1 || o.maxFeedWaitsKey < 1 {
 		return o, errors.New("-max-feed-waits and -max-feed-waits-per-key must be positive")
+	}
+	if o.maxSnapshots == 0 || o.maxSnapshotsBytes == 0 {
+		return o, errors.New("-max-snapshots and -max-snapshots-bytes must not be 0 (negative: no bound)")
 	}
 	if o.posHealthInterval <= 0 || o.menuSyncInterval <= 0 {
 		return o, errors.New("-pos-health-interval and -menu-sync-interval must be positive")
@@ -225,6 +233,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		MaxInFlight:            o.maxInFlight,
 		MaxFeedWaits:           o.maxFeedWaits,
 		MaxFeedWaitsPerKey:     o.maxFeedWaitsKey,
+		MaxSnapshots:           o.maxSnapshots,
+		MaxSnapshotsBytes:      o.maxSnapshotsBytes,
 		AllowLinkLocalWebhooks: o.webhookLinkLocal,
 		POSHealthInterval:      o.posHealthInterval,
 		MenuSyncInterval:       o.menuSyncInterval,
