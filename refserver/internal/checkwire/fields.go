@@ -99,16 +99,20 @@ func (d *decoder) at() *fielderr.Path {
 	return &d.paths[len(d.paths)-1]
 }
 
-// enterMember and enterElement make the member name, or element i of the
-// array that is the member name, of the value being read the value being
-// read, until leave.
-func (d *decoder) enterMember(name string) { d.paths = append(d.paths, fielderr.Member(d.at(), name)) }
-
-func (d *decoder) enterElement(name string, i int) {
-	d.paths = append(d.paths, fielderr.Element(d.at(), name, i))
+// in reads with read the value at path, one step below the value being
+// read (d.at()): the path is d.at() while read runs.
+func (d *decoder) in(path fielderr.Path, read func() bool) bool {
+	d.paths = append(d.paths, path)
+	ok := read()
+	d.paths = d.paths[:len(d.paths)-1]
+	return ok
 }
 
-func (d *decoder) leave() { d.paths = d.paths[:len(d.paths)-1] }
+// member reads with read the value of the member name of the value being
+// read, a non-null object.
+func (d *decoder) member(name string, read func() bool) bool {
+	return d.in(fielderr.Member(d.at(), name), read)
+}
 
 // object reads the object at d.at(), whose members are ms. For each member
 // it knows whose value is not null it calls field with the member's index,
@@ -118,41 +122,32 @@ func (d *decoder) leave() { d.paths = d.paths[:len(d.paths)-1] }
 // nullable and was missing or null is noted as required. depth is the
 // nesting of the object.
 func (d *decoder) object(ms []member, depth int, report bool, field func(i int) bool) bool {
-	if depth > maxDepth || !d.consume('{') {
-		return false
-	}
 	var seen, set uint32
 	next := 0
-	if !d.consume('}') {
-		for {
-			i, ok := d.key(ms, next)
-			if !ok || !d.consume(':') {
-				return false
-			}
-			switch {
-			case i < 0:
-				if !d.skip(depth) {
-					return false
-				}
-			case seen&(1<<i) != 0:
-				return false
-			default:
-				next = i + 1
-				seen |= 1 << i
-				if !d.null() {
-					if !field(i) {
-						return false
-					}
-					set |= 1 << i
-				}
-			}
-			if d.consume('}') {
-				break
-			}
-			if !d.consume(',') {
-				return false
-			}
+	ok := d.container('{', depth, func() bool {
+		i, ok := d.key(ms, next)
+		if !ok || !d.consume(':') {
+			return false
 		}
+		switch {
+		case i < 0:
+			return d.skip(depth)
+		case seen&(1<<i) != 0:
+			return false
+		}
+		next = i + 1
+		seen |= 1 << i
+		if d.null() {
+			return true
+		}
+		if !field(i) {
+			return false
+		}
+		set |= 1 << i
+		return true
+	})
+	if !ok {
+		return false
 	}
 	if report {
 		for i := range ms {
@@ -167,23 +162,12 @@ func (d *decoder) object(ms []member, depth int, report bool, field func(i int) 
 // array reads an array at depth, calling elem with each element's index,
 // d positioned at the element.
 func (d *decoder) array(depth int, elem func(i int) bool) bool {
-	if depth > maxDepth || !d.consume('[') {
-		return false
-	}
-	if d.consume(']') {
-		return true
-	}
-	for i := 0; ; i++ {
-		if !elem(i) {
-			return false
-		}
-		if d.consume(']') {
-			return true
-		}
-		if !d.consume(',') {
-			return false
-		}
-	}
+	i := 0
+	return d.container('[', depth, func() bool {
+		ok := elem(i)
+		i++
+		return ok
+	})
 }
 
 // check reads the body's object into c.
@@ -230,15 +214,15 @@ func (d *decoder) strField(p *string) bool {
 // value being read: a null, noted as required when report is true, or a
 // value that read reads.
 func (d *decoder) element(name string, i int, report bool, read func() bool) bool {
-	d.enterElement(name, i)
-	ok := true
-	if !d.null() {
-		ok = read()
-	} else if report {
-		d.missing.AddAt(d.at(), "", fielderr.ReasonRequired)
-	}
-	d.leave()
-	return ok
+	return d.in(fielderr.Element(d.at(), name, i), func() bool {
+		if !d.null() {
+			return read()
+		}
+		if report {
+			d.missing.AddAt(d.at(), "", fielderr.ReasonRequired)
+		}
+		return true
+	})
 }
 
 func (d *decoder) discounts(out *[]possync.Discount) bool {
@@ -307,15 +291,9 @@ func (d *decoder) menuItem(m *possync.MenuItem) bool {
 			return d.modifiers(&m.Modifiers, depth, 1)
 		case 6:
 			m.Discount = new(possync.Discount)
-			d.enterMember("discount")
-			ok := d.discount(m.Discount, depth+1)
-			d.leave()
-			return ok
+			return d.member("discount", func() bool { return d.discount(m.Discount, depth+1) })
 		case 7:
-			d.enterMember("category")
-			ok := d.category(&m.Category, depth+1, 1)
-			d.leave()
-			return ok
+			return d.member("category", func() bool { return d.category(&m.Category, depth+1, 1) })
 		}
 		return false
 	})
@@ -365,10 +343,7 @@ func (d *decoder) category(c *possync.Category, depth, level int) bool {
 			return d.strField(&c.Name)
 		case 1:
 			c.Category = new(possync.Category)
-			d.enterMember("category")
-			ok := d.category(c.Category, depth+1, level+1)
-			d.leave()
-			return ok
+			return d.member("category", func() bool { return d.category(c.Category, depth+1, level+1) })
 		}
 		return false
 	})

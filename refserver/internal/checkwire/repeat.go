@@ -46,24 +46,17 @@ func mergeRepeated(body string) (string, bool) {
 func (d *scanner) into(old *node, depth int) (*node, bool) {
 	switch d.peek() {
 	case '{':
-		if depth+1 > maxDepth {
-			return nil, false
-		}
-		d.i++
 		n := old
 		if n == nil || n.kind != '{' {
 			n = &node{kind: '{'}
 		}
-		if d.consume('}') {
-			return n, true
-		}
-		for {
+		ok := d.container('{', depth+1, func() bool {
 			d.ws()
 			start := d.i
 			key, ok := d.str()
 			name := d.s[start:d.i]
 			if !ok || !d.consume(':') {
-				return nil, false
+				return false
 			}
 			j := n.member(key)
 			var prev *node
@@ -72,7 +65,7 @@ func (d *scanner) into(old *node, depth int) (*node, bool) {
 			}
 			v, ok := d.into(prev, depth+1)
 			if !ok {
-				return nil, false
+				return false
 			}
 			if j >= 0 {
 				n.vals[j] = v
@@ -81,45 +74,36 @@ func (d *scanner) into(old *node, depth int) (*node, bool) {
 				n.names = append(n.names, name)
 				n.vals = append(n.vals, v)
 			}
-			if d.consume('}') {
-				return n, true
-			}
-			if !d.consume(',') {
-				return nil, false
-			}
-		}
-	case '[':
-		if depth+1 > maxDepth {
+			return true
+		})
+		if !ok {
 			return nil, false
 		}
-		d.i++
+		return n, true
+	case '[':
 		n := old
 		if n == nil || n.kind != '[' {
 			n = &node{kind: '['}
 		}
 		i := 0
-		if !d.consume(']') {
-			for {
-				// As reflect grows a slice for encoding/json: one more
-				// element at a time, reusing any capacity left.
-				if i >= cap(n.elems) {
-					n.elems = append(n.elems, nil)
-				} else if i >= len(n.elems) {
-					n.elems = n.elems[:i+1]
-				}
-				v, ok := d.into(n.elems[i], depth+1)
-				if !ok {
-					return nil, false
-				}
-				n.elems[i] = v
-				i++
-				if d.consume(']') {
-					break
-				}
-				if !d.consume(',') {
-					return nil, false
-				}
+		ok := d.container('[', depth+1, func() bool {
+			// As reflect grows a slice for encoding/json: one more
+			// element at a time, reusing any capacity left.
+			if i >= cap(n.elems) {
+				n.elems = append(n.elems, nil)
+			} else if i >= len(n.elems) {
+				n.elems = n.elems[:i+1]
 			}
+			v, ok := d.into(n.elems[i], depth+1)
+			if !ok {
+				return false
+			}
+			n.elems[i] = v
+			i++
+			return true
+		})
+		if !ok {
+			return nil, false
 		}
 		if i < len(n.elems) {
 			n.elems = n.elems[:i]

@@ -133,21 +133,15 @@ func (d *scanner) number() (text string, integer bool, ok bool) {
 	case j < len(s) && s[j] == '0':
 		j++
 	case j < len(s) && s[j] >= '1' && s[j] <= '9':
-		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			j++
-		}
+		j = digits(s, j)
 	default:
 		return "", false, false
 	}
 	integer = true
 	if j < len(s) && s[j] == '.' {
 		integer = false
-		j++
-		k := j
-		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			j++
-		}
-		if j == k {
+		k := j + 1
+		if j = digits(s, k); j == k {
 			return "", false, false
 		}
 	}
@@ -158,15 +152,20 @@ func (d *scanner) number() (text string, integer bool, ok bool) {
 			j++
 		}
 		k := j
-		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			j++
-		}
-		if j == k {
+		if j = digits(s, j); j == k {
 			return "", false, false
 		}
 	}
 	d.i = j
 	return s[start:j], integer, true
+}
+
+// digits returns the end of the run of decimal digits in s from j on.
+func digits(s string, j int) int {
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	return j
 }
 
 // int64 reads an integer into *p, as encoding/json reads one into an
@@ -221,43 +220,12 @@ func (d *scanner) money(p *client.Money) bool {
 func (d *scanner) skip(depth int) bool {
 	switch d.peek() {
 	case '{':
-		if depth+1 > maxDepth {
-			return false
-		}
-		d.i++
-		if d.consume('}') {
-			return true
-		}
-		for {
-			if _, ok := d.str(); !ok || !d.consume(':') || !d.skip(depth+1) {
-				return false
-			}
-			if d.consume('}') {
-				return true
-			}
-			if !d.consume(',') {
-				return false
-			}
-		}
+		return d.container('{', depth+1, func() bool {
+			_, ok := d.str()
+			return ok && d.consume(':') && d.skip(depth+1)
+		})
 	case '[':
-		if depth+1 > maxDepth {
-			return false
-		}
-		d.i++
-		if d.consume(']') {
-			return true
-		}
-		for {
-			if !d.skip(depth + 1) {
-				return false
-			}
-			if d.consume(']') {
-				return true
-			}
-			if !d.consume(',') {
-				return false
-			}
-		}
+		return d.container('[', depth+1, func() bool { return d.skip(depth + 1) })
 	case '"':
 		_, ok := d.str()
 		return ok
@@ -270,4 +238,34 @@ func (d *scanner) skip(depth int) bool {
 	}
 	_, _, ok := d.number()
 	return ok
+}
+
+// container reads the object (open is '{') or array ('[') that comes
+// next, nested depth deep: the bracket, then each member or element with
+// elem (for an object, key included), separated by commas, up to the
+// closing bracket. Like encoding/json it refuses nesting past maxDepth.
+// Every reader of objects and arrays here goes through it, so that all of
+// them read the same punctuation the same way.
+func (d *scanner) container(open byte, depth int, elem func() bool) bool {
+	if depth > maxDepth || !d.consume(open) {
+		return false
+	}
+	end := byte(']')
+	if open == '{' {
+		end = '}'
+	}
+	if d.consume(end) {
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		if d.consume(end) {
+			return true
+		}
+		if !d.consume(',') {
+			return false
+		}
+	}
 }
