@@ -166,15 +166,13 @@ var orderChecks = append([]Check{
 		Needs: NeedsSandbox | WritesData,
 		Run: func(t *T) {
 			o := t.newOrder()
-			t.rawError(rawRequest{Method: http.MethodPost, AccessToken: t.user().Token,
+			t.rawFields(rawRequest{Method: http.MethodPost, AccessToken: t.user().Token,
 				Path: "/ordering/v3/order/" + o.OrderID + "/fulfillment-type/order-at-table",
-				Body: []byte(`{"kitchenNotes":""}`)}, client.CodeValidation)
-			t.named("tableNumber")
-			t.rawError(rawRequest{Method: http.MethodPost, AccessToken: t.user().Token,
+				Body: []byte(`{"kitchenNotes":""}`)}, "tableNumber")
+			t.rawFields(rawRequest{Method: http.MethodPost, AccessToken: t.user().Token,
 				Path: "/ordering/v3/order/" + o.OrderID + "/fulfillment-type/collection-by-customer",
 				Body: []byte(`{"collectionTime":"2030-01-01T12:00:00Z","collectionNotes":"","phone":"1","orderReference":"R","kitchenNotes":""}`)},
-				client.CodeValidation)
-			t.named("name")
+				"name")
 			got, err := t.user().Orders.Order(t.ctx, o.OrderID)
 			t.ok(err, "get the order")
 			t.equal("order.status", got.Status, fulfillment.StatusCreated)

@@ -71,6 +71,13 @@ func (t *T) pay(s scene, amount, tip string, opts ...client.Option) wallet.Payme
 	return p
 }
 
+// refused sends req as the scene's user and checks that the payment is
+// refused with code, which it returns.
+func (t *T) refused(s scene, req wallet.CreatePaymentRequest, code client.Code, opts ...client.Option) *client.APIError {
+	_, err := s.a.Wallet.CreatePayment(t.ctx, req, opts...)
+	return t.wantError(err, code)
+}
+
 // paymentChecks cover interface 4.5 and 7 and contract section 5's payment.
 var paymentChecks = []Check{
 	{
@@ -119,8 +126,7 @@ var paymentChecks = []Check{
 		Needs: NeedsSandbox | MovesMoney,
 		Run: func(t *T) {
 			s := t.sceneAt(t.newVenue(wallet.ProviderD, true), "10.00")
-			_, err := s.a.Wallet.CreatePayment(t.ctx, s.request("1.00", "0"))
-			e := t.wantError(err, client.CodeCardNotTokenised)
+			e := t.refused(s, s.request("1.00", "0"), client.CodeCardNotTokenised)
 			t.equal("message", e.Message, "Payment card not tokenised.")
 			t.equal("contextData.gateway", t.contextData(e)["gateway"], "providerD")
 		},
@@ -131,8 +137,7 @@ var paymentChecks = []Check{
 		Needs: NeedsSandbox | MovesMoney,
 		Run: func(t *T) {
 			s := t.sceneAt(t.newVenue(wallet.ProviderD, true), "10.00")
-			_, err := s.a.Wallet.CreatePayment(t.ctx, s.request("1.00", "0"))
-			t.wantError(err, client.CodeCardNotTokenised)
+			t.refused(s, s.request("1.00", "0"), client.CodeCardNotTokenised)
 			loc, err := s.a.Wallet.GetLocation(t.ctx, s.v.ID)
 			t.ok(err, "get the location")
 			t.equal("location.locationPaymentDetails.gateway", loc.LocationPaymentDetails.Gateway, wallet.ProviderD)
@@ -165,11 +170,9 @@ var paymentChecks = []Check{
 		Needs: NeedsSandbox | MovesMoney,
 		Run: func(t *T) {
 			s := t.newScene("10.00")
-			_, err := s.a.Wallet.CreatePayment(t.ctx, s.request("10.01", "0"))
-			t.wantError(err, client.CodeAmountExceedsOutstanding)
+			t.refused(s, s.request("10.01", "0"), client.CodeAmountExceedsOutstanding)
 			t.pay(s, "6.00", "0")
-			_, err = s.a.Wallet.CreatePayment(t.ctx, s.request("4.01", "0"))
-			t.wantError(err, client.CodeAmountExceedsOutstanding)
+			t.refused(s, s.request("4.01", "0"), client.CodeAmountExceedsOutstanding)
 			t.pay(s, "4.00", "0")
 		},
 	},
@@ -180,8 +183,7 @@ var paymentChecks = []Check{
 		Run: func(t *T) {
 			s := t.newScene("10.00")
 			s.card = t.addCard(s.a, declinedCard, wallet.ProviderB)
-			_, err := s.a.Wallet.CreatePayment(t.ctx, s.request("1.00", "0"))
-			t.wantError(err, client.CodePaymentDeclined)
+			t.refused(s, s.request("1.00", "0"), client.CodePaymentDeclined)
 		},
 	},
 	{
@@ -191,8 +193,7 @@ var paymentChecks = []Check{
 		Run: func(t *T) {
 			s := t.newScene("10.00")
 			t.ok(t.admin().SetCardStatus(t.ctx, s.card.CardID, wallet.CardStatusUserCancelled), "set-up: cancel the card")
-			_, err := s.a.Wallet.CreatePayment(t.ctx, s.request("1.00", "0"))
-			t.wantError(err, client.CodeCardNotUsable)
+			t.refused(s, s.request("1.00", "0"), client.CodeCardNotUsable)
 		},
 	},
 	{
@@ -201,13 +202,11 @@ var paymentChecks = []Check{
 		Needs: NeedsSandbox | MovesMoney,
 		Run: func(t *T) {
 			s := t.newScene("10.00")
-			t.rawError(rawRequest{Method: http.MethodPost, Path: "/payments/v1/payment", AccessToken: s.a.Token,
-				Body: fmt.Appendf(nil, `{"locationId":%d,"amount":0,"tip":-1}`, s.v.ID)}, client.CodeValidation)
-			t.named("amount", "tip", "cardId", "checkNumber")
-			t.rawError(rawRequest{Method: http.MethodPost, Path: "/payments/v1/payment", AccessToken: s.a.Token,
-				Body: fmt.Appendf(nil, `{"locationId":%d,"checkNumber":%d,"cardId":%d,"amount":1.005,"tip":0}`, s.v.ID, s.check, s.card.CardID)},
-				client.CodeValidation)
-			t.named("amount")
+			req := rawRequest{Method: http.MethodPost, Path: "/payments/v1/payment", AccessToken: s.a.Token}
+			req.Body = fmt.Appendf(nil, `{"locationId":%d,"amount":0,"tip":-1}`, s.v.ID)
+			t.rawFields(req, "amount", "tip", "cardId", "checkNumber")
+			req.Body = fmt.Appendf(nil, `{"locationId":%d,"checkNumber":%d,"cardId":%d,"amount":1.005,"tip":0}`, s.v.ID, s.check, s.card.CardID)
+			t.rawFields(req, "amount")
 		},
 	},
 	{
@@ -220,18 +219,15 @@ var paymentChecks = []Check{
 			otherCard := t.addCard(other, testCard, wallet.ProviderB)
 			req := s.request("1.00", "0")
 			req.CardID = otherCard.CardID
-			_, err := s.a.Wallet.CreatePayment(t.ctx, req)
-			t.wantError(err, client.CodeNotFound)
+			t.refused(s, req, client.CodeNotFound)
 			req = s.request("1.00", "0")
 			req.CheckNumber = unknownID
-			_, err = s.a.Wallet.CreatePayment(t.ctx, req)
-			t.wantError(err, client.CodeNotFound)
+			t.refused(s, req, client.CodeNotFound)
 			req = s.request("1.00", "0")
 			req.LocationID = unknownID
-			_, err = s.a.Wallet.CreatePayment(t.ctx, req)
-			t.wantError(err, client.CodeNotFound)
+			t.refused(s, req, client.CodeNotFound)
 			p := t.pay(s, "1.00", "0")
-			_, err = other.Wallet.GetPayment(t.ctx, p.PaymentID)
+			_, err := other.Wallet.GetPayment(t.ctx, p.PaymentID)
 			t.wantError(err, client.CodeNotFound)
 		},
 	},
@@ -263,8 +259,7 @@ var idempotencyChecks = []Check{
 			s := t.newScene("10.00")
 			key := client.WithIdempotencyKey(fmt.Sprintf("contract-reuse-%d-%d", s.v.ID, s.check))
 			t.pay(s, "2.00", "0", key)
-			_, err := s.a.Wallet.CreatePayment(t.ctx, s.request("3.00", "0"), key)
-			t.wantError(err, client.CodeIdempotencyKeyReused)
+			t.refused(s, s.request("3.00", "0"), client.CodeIdempotencyKeyReused, key)
 		},
 	},
 	{

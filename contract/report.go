@@ -79,24 +79,26 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // CI systems read): one testsuite, one testcase per check, a failure or
 // skipped element where it did not pass.
 type JUnit struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []JUnitSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	JUnitSummary
+	Suites []JUnitSuite `xml:"testsuite"`
+}
+
+// JUnitSummary holds the attributes that the testsuites and testsuite
+// elements share: a name, how many tests ran and how they ended, and the
+// time they took in seconds.
+type JUnitSummary struct {
+	Name     string `xml:"name,attr"`
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr"`
+	Time     string `xml:"time,attr"`
 }
 
 // JUnitSuite is a testsuite element.
 type JUnitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       string          `xml:"time,attr"`
+	JUnitSummary
 	Timestamp  string          `xml:"timestamp,attr"`
 	Properties []JUnitProperty `xml:"properties>property"`
 	Cases      []JUnitCase     `xml:"testcase"`
@@ -134,9 +136,9 @@ type JUnitSkipped struct {
 func (r *Report) JUnit(now time.Time) JUnit {
 	var total time.Duration
 	suite := JUnitSuite{
-		Name: "hospo-contract", Tests: r.Summary.Total, Failures: r.Summary.Failed, Skipped: r.Summary.Skipped,
-		Timestamp:  now.UTC().Format("2006-01-02T15:04:05"),
-		Properties: []JUnitProperty{{Name: "baseUrl", Value: r.BaseURL}, {Name: "mode", Value: r.Mode}},
+		JUnitSummary: JUnitSummary{Name: "hospo-contract", Tests: r.Summary.Total, Failures: r.Summary.Failed, Skipped: r.Summary.Skipped},
+		Timestamp:    now.UTC().Format("2006-01-02T15:04:05"),
+		Properties:   []JUnitProperty{{Name: "baseUrl", Value: r.BaseURL}, {Name: "mode", Value: r.Mode}},
 	}
 	for _, res := range r.Results {
 		d := time.Duration(res.Duration)
@@ -159,8 +161,8 @@ func (r *Report) JUnit(now time.Time) JUnit {
 		suite.Cases = append(suite.Cases, c)
 	}
 	suite.Time = seconds(total)
-	return JUnit{Name: "hospo-contract", Tests: suite.Tests, Failures: suite.Failures, Skipped: suite.Skipped,
-		Time: suite.Time, Suites: []JUnitSuite{suite}}
+	// The document holds the one suite, so its totals are the suite's.
+	return JUnit{JUnitSummary: suite.JUnitSummary, Suites: []JUnitSuite{suite}}
 }
 
 // WriteJUnit writes the report as JUnit XML.

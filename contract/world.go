@@ -338,6 +338,13 @@ func (t *T) rawError(r rawRequest, code client.Code) map[string]any {
 	return b
 }
 
+// rawFields sends r and checks the answer is a 400002 naming each of
+// paths, as wantFields does for an SDK call.
+func (t *T) rawFields(r rawRequest, paths ...string) {
+	t.rawError(r, client.CodeValidation)
+	t.named(paths...)
+}
+
 // otherLocation returns the id of a location that is not venue()'s: one
 // made in the sandbox, or, with real credentials, the next id (a POS token
 // is bound to its one location, whatever the other id is).
