@@ -68,16 +68,7 @@ func (tx *Tx) AppliedMigrations() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		names = append(names, n)
-	}
-	return names, rows.Err()
+	return collect(rows, scanString)
 }
 
 // migrationNames lists the names of the embedded migrations in order.

@@ -142,7 +142,7 @@ func (tx *Tx) DueOrders(limit int) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("due orders: %w", err)
 	}
-	return collect(rows, func(sc scanner, id *string) error { return sc.Scan(id) })
+	return collect(rows, scanString)
 }
 
 // NextOrderAttempt returns the earliest next_attempt_at of the orders still

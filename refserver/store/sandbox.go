@@ -51,17 +51,8 @@ func (tx *Tx) WipeData() error {
 	if err != nil {
 		return err
 	}
-	var tables []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return err
-		}
-		tables = append(tables, n)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	tables, err := collect(rows, scanString)
+	if err != nil {
 		return err
 	}
 	for _, t := range tables {

@@ -281,6 +281,9 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, stmts *stmtCache, fn func(t
 // current row of *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
+// scanString scans a row of one text column, for collect.
+func scanString(sc scanner, s *string) error { return sc.Scan(s) }
+
 // collect reads every row of rows with scan, and closes rows.
 func collect[T any](rows *sql.Rows, scan func(sc scanner, v *T) error) ([]T, error) {
 	defer rows.Close()
