@@ -23,7 +23,8 @@
 //     verified caller, or by client address for a failed credential) and
 //     read the body only once the credential is admitted.
 //   - LimitBody, RequireJSON, InFlight, Faults, Recover and AccessLog are
-//     the rest of the chain.
+//     the rest of the chain. Recover is Recoverer with the API's answer; the
+//     console uses Recoverer with a page of its own.
 //
 // Route groups carry the middleware they need (the API gets the faults,
 // limits and the OpenAPI validator, the sandbox admin API only its guard),
