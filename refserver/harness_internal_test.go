@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -47,6 +48,9 @@ func newTestServer(t *testing.T, mod ...func(*Config)) *testServer {
 		AdminKey:        testAdminKey,
 		routeHook:       testRoutes,
 		providerDKeyGen: func() (*rsa.PrivateKey, error) { return testRSAKey(), nil },
+		// The first key is made for real (testRSAKey), which on a machine
+		// short of CPU can take longer than the default wait.
+		ProviderDKeyWait: time.Minute,
 	}
 	for _, m := range mod {
 		m(&cfg)
