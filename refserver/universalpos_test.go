@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -133,7 +134,15 @@ func TestExternalPOSMenuIsSynced(t *testing.T) {
 	t.Parallel()
 	const token = "ext-pos-token-42"
 	pos := &switchablePOS{menus: smallMenu("9.00")}
-	posSrv := httptest.NewServer(universalpos.NewHandler(pos, universalpos.HandlerOptions{Token: token}))
+	// refusedMenus counts the menu requests answered to a wrong token.
+	var refusedMenus atomic.Int32
+	h := universalpos.NewHandler(pos, universalpos.HandlerOptions{Token: token})
+	posSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		if r.URL.Path == "/menus" && r.Header.Get("Authorization") != "Bearer "+token {
+			refusedMenus.Add(1)
+		}
+	}))
 	defer posSrv.Close()
 	env := refservertest.Start(t, fastPOSMonitor)
 
@@ -157,7 +166,9 @@ func TestExternalPOSMenuIsSynced(t *testing.T) {
 	// A location registered with a wrong token gets no menu, and the
 	// server keeps running its other syncs.
 	refused := env.NewVenue(t, refservertest.VenueConfig{Name: "Wrong Token", UniversalPOSURL: posSrv.URL, UniversalPOSToken: "nope"})
-	time.Sleep(300 * time.Millisecond) // a few sync rounds; nothing may arrive
+	// A location's menu syncs never overlap (and a 401 is not retried), so
+	// once the second refused request is answered the first sync has ended.
+	eventually(t, "two refused menu syncs", func() bool { return refusedMenus.Load() >= 2 })
 	if m := getMenu(t, env, refused.ID); m.SyncedAt != nil || len(m.Menus) != 0 {
 		t.Errorf("a POS refusing the token still gave a menu: %+v", m)
 	}
