@@ -25,6 +25,7 @@ type memQueue struct {
 	// groupCalls and groupMax are calls and maxRuns per group.
 	groupCalls, groupMax map[string]int
 	block                chan struct{}
+	looks                int // calls of Due
 }
 
 type memItem struct {
@@ -57,6 +58,7 @@ func (q *memQueue) add(id string, script ...error) {
 func (q *memQueue) Due(_ context.Context, limit int) ([]Due, time.Time, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.looks++
 	var ids []Due
 	var next time.Time
 	for id, it := range q.items {
@@ -225,9 +227,13 @@ func TestDispatcherWakeStartsANewDelivery(t *testing.T) {
 	t.Parallel()
 	q := newMemQueue()
 	d, _ := startDispatcher(t, q, 1)
-	// The first look found nothing, and the next poll is an hour away:
-	// only the wake can start the delivery.
-	time.Sleep(10 * time.Millisecond)
+	// Once the first look has found nothing, the next poll is an hour
+	// away: only the wake can start the delivery.
+	waitUntil(t, "the first look", func() bool {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.looks > 0
+	})
 	q.add("new", nil)
 	d.Wake()
 	waitUntil(t, "the woken delivery", q.settled)
