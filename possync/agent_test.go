@@ -301,14 +301,19 @@ func TestAgentPushNeverBlocks(t *testing.T) {
 			api := &fakeAPI{pushFn: func(ctx context.Context, _ *Check) error { <-ctx.Done(); return ctx.Err() }}
 			cfg := testConfig()
 			cfg.DrainTimeout = -1
+			var st *memStore
 			if durable {
-				// A store that takes 20 ms per write: Push must not wait for it.
-				st := newMemStore()
-				st.delay = 20 * time.Millisecond
+				// A store whose writes wait until the test ends: Push must
+				// not wait for it.
+				st = newMemStore()
+				st.hold = make(chan struct{})
 				cfg.Store = st
 			}
 			a := newTestAgent(t, api, cfg)
 			startAgent(t, a)
+			if st != nil {
+				t.Cleanup(func() { close(st.hold) }) // before the agent is stopped
+			}
 			done := make(chan error, 1)
 			go func() {
 				for i := range 2000 {
@@ -324,8 +329,8 @@ func TestAgentPushNeverBlocks(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-			case <-time.After(20 * time.Second): // a hang detector, not a timing assertion
-				t.Fatal("Push blocked while the service hangs")
+			case <-time.After(time.Minute): // a hang detector: a Push that waits never ends
+				t.Fatal("Push blocked while the service (and the store) hang")
 			}
 			if q := a.Stats().Queued; q != 500 {
 				t.Errorf("Queued = %d, want 500", q)
@@ -535,7 +540,11 @@ func TestAgentRunTwice(t *testing.T) {
 func TestAgentDrainsOnCancel(t *testing.T) {
 	t.Parallel()
 	api := &fakeAPI{}
-	a := newTestAgent(t, api, testConfig())
+	cfg := testConfig()
+	// The drain ends once the queue is empty; its bound only has to be out
+	// of reach of a busy machine.
+	cfg.DrainTimeout = time.Minute
+	a := newTestAgent(t, api, cfg)
 	for n := int64(1); n <= 20; n++ {
 		_ = a.Push(checkN(n, 1))
 	}
@@ -674,7 +683,7 @@ type memStore struct {
 	saved   map[int64]int64 // payment id -> check number
 	open    bool
 	closes  int
-	delay   time.Duration // per SaveChecks call
+	hold    chan struct{} // when set, SaveChecks waits until it is closed
 	loadErr error
 }
 
@@ -706,9 +715,13 @@ func (m *memStore) Load(context.Context) ([]*Check, []int64, error) {
 	return checks, saved, nil
 }
 
-func (m *memStore) SaveChecks(_ context.Context, put []*Check, remove []int64) error {
-	if m.delay > 0 {
-		time.Sleep(m.delay)
+func (m *memStore) SaveChecks(ctx context.Context, put []*Check, remove []int64) error {
+	if m.hold != nil {
+		select {
+		case <-m.hold:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
