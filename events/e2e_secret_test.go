@@ -46,7 +46,7 @@ func (b *bodyRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestE2ESecretIsShownOnce(t *testing.T) {
 	t.Parallel()
 	var logs syncbuf.Buffer
-	env := refservertest.Start(t, func(c *refserver.Config) {
+	env := refservertest.Start(t, refservertest.WithFrozenClock(), func(c *refserver.Config) {
 		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
 	rec := &bodyRecorder{}

@@ -307,7 +307,7 @@ func TestE2ENoEventForRefusedRequestsAndOneForReplays(t *testing.T) {
 // attempt of the same event.
 func TestE2ERetriesAndRedelivery(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
+	w := newWorldOn(t, refservertest.Start(t, refservertest.WithFrozenClock()))
 	ctx := t.Context()
 	rc := newReceiver(t)
 	rc.failNext(2)

@@ -21,7 +21,7 @@ func TestWebhookDeliveriesAreCounted(t *testing.T) {
 	t.Parallel()
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	env := refservertest.Start(t, func(c *refserver.Config) { c.MeterProvider = mp })
+	env := refservertest.Start(t, refservertest.WithFrozenClock(), func(c *refserver.Config) { c.MeterProvider = mp })
 	venue := env.NewVenue(t, refservertest.VenueConfig{})
 	key := venue.NewAPIKey(t)
 	rc := newReceiver(t)

@@ -34,7 +34,7 @@ func (s *syncBuffer) String() string {
 func TestWebhookSecretIsShownOnce(t *testing.T) {
 	t.Parallel()
 	var logs syncBuffer
-	env := refservertest.Start(t, func(c *refserver.Config) {
+	env := refservertest.Start(t, refservertest.WithFrozenClock(), func(c *refserver.Config) {
 		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
 	venue := env.NewVenue(t, refservertest.VenueConfig{})

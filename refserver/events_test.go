@@ -244,7 +244,7 @@ func TestNoEventForRefusedRequestsAndOneForReplays(t *testing.T) {
 
 func TestWebhookRetriesOnTheVirtualClock(t *testing.T) {
 	t.Parallel()
-	env := refservertest.Start(t)
+	env := refservertest.Start(t, refservertest.WithFrozenClock())
 	venue := env.NewVenue(t, refservertest.VenueConfig{})
 	key := venue.NewAPIKey(t)
 	rc := newReceiver(t)
@@ -288,7 +288,7 @@ func TestWebhookRetriesOnTheVirtualClock(t *testing.T) {
 
 func TestWebhookGivesUpAfterFifteenAttempts(t *testing.T) {
 	t.Parallel()
-	env := refservertest.Start(t)
+	env := refservertest.Start(t, refservertest.WithFrozenClock())
 	venue := env.NewVenue(t, refservertest.VenueConfig{})
 	key := venue.NewAPIKey(t)
 	rc := newReceiver(t)
@@ -522,7 +522,7 @@ func TestEventFeed(t *testing.T) {
 
 func TestDeliveriesSurviveARestart(t *testing.T) {
 	t.Parallel()
-	env := refservertest.Start(t)
+	env := refservertest.Start(t, refservertest.WithFrozenClock())
 	venue := env.NewVenue(t, refservertest.VenueConfig{})
 	key := venue.NewAPIKey(t)
 	rc := newReceiver(t)
@@ -622,7 +622,7 @@ func TestFeedCursorAcrossAResetIsStale(t *testing.T) {
 // has failed the attempt, 2xx or not.
 func TestWebhookTargetsAndAnswersAreBounded(t *testing.T) {
 	t.Parallel()
-	env := refservertest.Start(t)
+	env := refservertest.Start(t, refservertest.WithFrozenClock())
 	venue := env.NewVenue(t, refservertest.VenueConfig{})
 	key := venue.NewAPIKey(t)
 	for _, u := range []string{"http://169.254.169.254/latest/meta-data/", "http://[fe80::1]/", "http://metadata.google.internal/", "http://127.0.0.1:99999/"} {
@@ -686,7 +686,7 @@ func TestWebhooksPerKeyAreLimited(t *testing.T) {
 // recorded.
 func TestDeliveryListCountsTheAttemptUnderWay(t *testing.T) {
 	t.Parallel()
-	env := refservertest.Start(t)
+	env := refservertest.Start(t, refservertest.WithFrozenClock())
 	venue := env.NewVenue(t, refservertest.VenueConfig{})
 	key := venue.NewAPIKey(t)
 	var (

@@ -182,6 +182,19 @@ func WithoutOpenAPIChecks() func(*refserver.Config) {
 	return func(c *refserver.Config) { noOpenAPIChecks.Store(c, struct{}{}) }
 }
 
+// WithFrozenClock is an option of Start that stops the real time under
+// the server's virtual clock at the moment the option is applied: the
+// clock then moves only by AdvanceClock. A test that reads a state which
+// the passing of time ends (a failed webhook attempt before its retry, a
+// location online before its heartbeat expires) then reads it however
+// slowly the machine runs.
+func WithFrozenClock() func(*refserver.Config) {
+	return func(c *refserver.Config) {
+		at := time.Now()
+		c.Now = func() time.Time { return at }
+	}
+}
+
 // open creates the server from e.cfg and makes it the one served.
 func (e *Env) open() error {
 	srv, err := refserver.New(e.cfg)
