@@ -22,11 +22,13 @@ const closedWithin = 30 * time.Second
 
 // Both listeners close connections that stop making progress: one idle
 // after a request, one that never finishes its headers, one that never
-// sends the body it announced.
+// sends the body it announced. The timeouts also bound what the test does
+// in time (a TLS handshake, a first request), so they are seconds: a busy
+// machine must not be taken for a stalled client.
 func TestRunClosesStalledConnections(t *testing.T) {
 	t.Parallel()
 	s := startRun(t, "-db", ":memory:",
-		"-idle-timeout", "200ms", "-read-header-timeout", "200ms", "-read-timeout", "300ms")
+		"-idle-timeout", "2s", "-read-header-timeout", "2s", "-read-timeout", "3s")
 	host := func(u string) string { return strings.TrimPrefix(strings.TrimPrefix(u, "http://"), "https://") }
 	listeners := []struct {
 		name string
