@@ -9,6 +9,7 @@ import (
 	mrand "math/rand/v2"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -178,6 +179,10 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 	before := snapshot(o.serverPID, agents, cnt, reader)
 	hookBefore := hook.counts()
 	sleep(ctx, o.duration)
+	var late []string
+	if o.untilAnswered {
+		late = awaitAnswered(ctx, m, loadEndpoints(o), hook, hookBefore.verified)
+	}
 	after := snapshot(o.serverPID, agents, cnt, reader)
 	hookAfter := hook.counts()
 	var lag backlog
@@ -199,10 +204,14 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 	}
 
 	report(out, o, m, before, after)
+	if len(late) > 0 {
+		fmt.Fprintf(out, "window: kept open past -duration until %s had an answer\n", strings.Join(late, ", "))
+	}
 	if hook != nil {
 		secs := after.at.Sub(before.at).Seconds()
 		reportWebhook(out, hookBefore, hookAfter, after.checksClosed-before.checksClosed, secs)
 		reportBacklog(out, lag, hookBefore, hookAfter, secs)
+		reportDrained(out, hook.counts(), cnt.paymentsMade.Load())
 	}
 	if smp != nil {
 		printTrends(out, samples, o.trendWindow)
@@ -264,6 +273,47 @@ func writeSamples(o options, samples []sample) error {
 		return err
 	}
 	return write(o.plotFile, writePlot)
+}
+
+// webhookDelivery names a delivery to the -webhook receiver among the
+// endpoints awaitAnswered waits for.
+const webhookDelivery = "a webhook delivery"
+
+// loadEndpoints are the endpoints every window of the load o calls.
+func loadEndpoints(o options) []string {
+	eps := []string{"POST /v1/pos/push-pull/check", "POST /v1/pos/push-pull/heartbeat/{id}", "GET /v1/pos/push-pull/payments/{id}"}
+	if o.customers > 0 {
+		eps = append(eps, "POST /payments/v1/payment")
+	}
+	if o.billsLocation != 0 {
+		eps = append(eps, "GET /v3/location/{id}/bills/closed")
+	}
+	return eps
+}
+
+// maxExtension bounds how long -until-answered keeps the window open past
+// -duration: a kind of request the server never answers is in the report
+// as such, not a run that never ends.
+const maxExtension = time.Minute
+
+// awaitAnswered waits until each of endpoints has had a 2xx in m's window
+// and, with a webhook, the receiver has verified more than verifiedBefore
+// deliveries, for at most maxExtension. It returns what had not been
+// answered when it was called.
+func awaitAnswered(ctx context.Context, m *meter, endpoints []string, hook *hookReceiver, verifiedBefore int64) []string {
+	missing := func() []string {
+		out := m.unanswered(endpoints)
+		if hook != nil && hook.verified.Load() == verifiedBefore {
+			out = append(out, webhookDelivery)
+		}
+		return out
+	}
+	late := missing()
+	deadline := time.Now().Add(maxExtension)
+	for len(missing()) > 0 && ctx.Err() == nil && time.Now().Before(deadline) {
+		sleep(ctx, 10*time.Millisecond)
+	}
+	return late
 }
 
 // sleep waits for d or until ctx ends.

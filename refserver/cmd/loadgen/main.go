@@ -9,8 +9,9 @@
 // the service's 30 s and 5 min, accelerated). Customers pay small amounts
 // towards the checks the service has stored, through wallet.CreatePayment.
 // Latency is measured per HTTP attempt as the client sees it, over a
-// window that opens after -warmup and lasts -duration; then everything
-// stops by itself.
+// window that opens after -warmup and lasts -duration (with
+// -until-answered, longer if some kind of request has not been answered in
+// it yet); then everything stops by itself.
 //
 //	go build -o /tmp/refserver ./refserver/cmd/refserver
 //	/tmp/refserver -db /tmp/load.db -rate-limit 0 -log-level error &
@@ -91,6 +92,10 @@ type options struct {
 	cpuProfile string
 	timeline   bool
 	webhook    bool
+	// untilAnswered keeps the window open past duration until every kind
+	// of request the load makes (and, with webhook, a delivery) has been
+	// answered in it.
+	untilAnswered bool
 
 	sampleInterval time.Duration
 	samplesFile    string
@@ -136,6 +141,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.IntVar(&o.maxConns, "max-conns", 0, "cap on connections to the server (0: none)")
 	fs.IntVar(&o.setupConcurrency, "setup-concurrency", 16, "parallel requests while creating locations and customers")
 	fs.BoolVar(&o.timeline, "timeline", false, "also print each second of the window: requests, p50, p99 and max latency (shows whether a tail is spread out or a few stalls)")
+	fs.BoolVar(&o.untilAnswered, "until-answered", false, "keep the measuring window open past -duration (for at most a minute more) until every kind of request the load makes, and with -webhook a delivery, has been answered in it: a short run on a busy machine then still reports every line")
 	fs.BoolVar(&o.webhook, "webhook", false, "subscribe one webhook to every event type (\"*\") of the run's locations, received and verified inside loadgen, and report its deliveries")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile (the measuring window) to this file")
 	fs.DurationVar(&o.sampleInterval, "sample-interval", 10*time.Second, "with -samples or -plot: time between samples of the server")

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 )
@@ -21,7 +22,9 @@ import (
 // kind of request must be made, none may fail, and the report must be
 // complete. The server is sampled (this process stands in for it, with a
 // pprof handler of its own) and a reporting vendor reads the bills of the
-// first location. Nothing here depends on how fast anything is.
+// first location. Nothing here depends on how fast anything is: with
+// -until-answered the window lasts until each kind of request has had an
+// answer in it.
 func TestLoad(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
@@ -39,7 +42,7 @@ func TestLoad(t *testing.T) {
 		"-url", env.URL, "-admin-key", env.AdminKey,
 		"-locations", "3", "-customers", "2", "-open-checks", "2",
 		"-push-interval", "20ms", "-poll-interval", "100ms", "-heartbeat-interval", "200ms", "-pay-interval", "50ms",
-		"-warmup", "300ms", "-duration", "1500ms", "-timeline",
+		"-warmup", "300ms", "-duration", "1500ms", "-timeline", "-until-answered",
 		"-server-pid", strconv.Itoa(os.Getpid()), // the server runs in this process
 	}, &out)
 	if err != nil {
@@ -50,7 +53,7 @@ func TestLoad(t *testing.T) {
 	for _, want := range []string{
 		"POST /v1/pos/push-pull/check", "GET /v1/pos/push-pull/payments/{id}", "POST /v1/pos/push-pull/heartbeat/{id}",
 		"POST /payments/v1/payment", "check pushes:", "errors: 0 ", "peak RSS (VmHWM)",
-		"second    starts at  requests", "\n     0 ", "\n     1 ",
+		"second    starts at  requests", "\n     0 ",
 		"GET /v3/location/{id}/bills/closed", "vendor: ", " 0 failed\n",
 		"server samples: ", "rss_mib", "fds", "goroutines", "wal_mib", "db_mib",
 	} {
@@ -89,13 +92,15 @@ func TestLoad(t *testing.T) {
 }
 
 // With -webhook the load's events reach a webhook whose receiver, inside
-// loadgen, verifies their signatures: the report counts them.
+// loadgen, verifies their signatures: the report counts them, over the
+// window and, once the deliveries have drained, in all: every payment the
+// customers made has been delivered by then, however slow the machine.
 func TestLoadWithWebhook(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
 	var out strings.Builder
 	err := run(t.Context(), []string{
-		"-url", env.URL, "-admin-key", env.AdminKey, "-webhook",
+		"-url", env.URL, "-admin-key", env.AdminKey, "-webhook", "-until-answered",
 		"-locations", "2", "-customers", "2", "-open-checks", "2",
 		"-push-interval", "20ms", "-poll-interval", "100ms", "-heartbeat-interval", "200ms", "-pay-interval", "50ms",
 		"-warmup", "300ms", "-duration", "1500ms",
@@ -105,9 +110,18 @@ func TestLoadWithWebhook(t *testing.T) {
 	}
 	report := out.String()
 	t.Log(report)
-	m := regexp.MustCompile(`webhook: (\d+) deliveries verified \(\d+/s\), 0 refused, over the window; by type:.* payment\.created \d+`).FindStringSubmatch(report)
-	if m == nil || m[1] == "0" {
-		t.Errorf("the report shows no verified deliveries of payments")
+	if m := regexp.MustCompile(`webhook: (\d+) deliveries verified \(\d+/s\), 0 refused, over the window; by type:`).FindStringSubmatch(report); m == nil || m[1] == "0" {
+		t.Errorf("the report shows no verified deliveries over the window")
+	}
+	m := regexp.MustCompile(`webhook: after the drain, \d+ deliveries verified in all, 0 refused; payment\.created (\d+) for (\d+) payments made in all`).FindStringSubmatch(report)
+	if m == nil {
+		t.Fatalf("the report lacks the deliveries in all")
+	}
+	// A payment answered after its client gave up, or a delivery tried
+	// again, can be delivered more than once; none may be missing.
+	created, made := atoi(t, m[1]), atoi(t, m[2])
+	if made == 0 || created < made {
+		t.Errorf("%d payment.created deliveries verified for %d payments made", created, made)
 	}
 	if !regexp.MustCompile(`webhook: at the end of the window \d+ deliveries were pending: a lag of [\d.]+ s at the window's delivery rate; drained \S+ after the load stopped`).MatchString(report) {
 		t.Errorf("the report lacks the deliveries' backlog")
@@ -162,6 +176,38 @@ func TestFlags(t *testing.T) {
 	for _, u := range []string{"http://127.0.0.1:8080", "http://localhost:1", "http://[::1]:8080"} {
 		if _, err := parseFlags([]string{"-url", u}, &strings.Builder{}); err != nil {
 			t.Errorf("parseFlags(-url %s): %v", u, err)
+		}
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// The timeline has a line for each second of the window that requests
+// started in.
+func TestTimeline(t *testing.T) {
+	t.Parallel()
+	m := newMeter(nil, true)
+	m.startWindow()
+	for _, at := range []time.Duration{100 * time.Millisecond, 1200 * time.Millisecond, 1300 * time.Millisecond} {
+		m.record("GET /x", http.StatusOK, m.start.Add(at), time.Millisecond)
+	}
+	m.stopWindow()
+	var out strings.Builder
+	m.printTimeline(&out)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("timeline:\n%s", out.String())
+	}
+	for i, want := range []string{"0", "1"} {
+		if f := strings.Fields(lines[i+1]); f[0] != want || f[2] != strconv.Itoa(i+1) {
+			t.Errorf("line %q, want second %s with %d requests", lines[i+1], want, i+1)
 		}
 	}
 }

@@ -96,6 +96,26 @@ func (m *meter) record(endpoint string, status int, start time.Time, d time.Dura
 	}
 }
 
+// unanswered returns those of endpoints that have had no 2xx answer in
+// the window so far.
+func (m *meter) unanswered(endpoints []string) []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for _, name := range endpoints {
+		ok := false
+		if e := m.endpoints[name]; e != nil {
+			for st, n := range e.statuses {
+				ok = ok || (st >= 200 && st <= 299 && n > 0)
+			}
+		}
+		if !ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // routeOf turns a path into its route: numeric and id-like segments
 // become {id}, so that /v1/pos/push-pull/heartbeat/17 and .../18 count as
 // one endpoint.

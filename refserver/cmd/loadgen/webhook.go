@@ -220,3 +220,12 @@ func reportBacklog(w io.Writer, b backlog, before, after hookCounts, secs float6
 	fmt.Fprintf(w, "webhook: at the end of the window %d%s deliveries were pending: a lag of %s at the window's delivery rate; drained %s after the load stopped\n",
 		b.pending, more, lag, b.drained.Round(time.Millisecond))
 }
+
+// reportDrained prints what the receiver got from the webhook's start to
+// the end of the drain, beside the payments the customers made in all:
+// each payment makes one payment.created event, so once nothing is
+// pending every payment has been delivered at least once.
+func reportDrained(w io.Writer, c hookCounts, paymentsMade int64) {
+	fmt.Fprintf(w, "webhook: after the drain, %d deliveries verified in all, %d refused; payment.created %d for %d payments made in all\n",
+		c.verified, c.refused, c.byType[events.TypePaymentCreated], paymentsMade)
+}
