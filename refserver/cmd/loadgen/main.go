@@ -49,26 +49,19 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/hospo-dev/hospo-go/internal/cli"
 	"github.com/hospo-dev/hospo-go/internal/gcpace"
 )
 
 func main() {
 	gcpace.Apply(os.Getenv)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return
-		}
-		fmt.Fprintln(os.Stderr, "loadgen:", err)
-		os.Exit(1)
-	}
+	cli.Main(func(ctx context.Context) int {
+		return cli.Status("loadgen", run(ctx, os.Args[1:], os.Stdout), os.Stderr)
+	})
 }
 
 // options are the command's flags.

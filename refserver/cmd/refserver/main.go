@@ -18,25 +18,15 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
+	"github.com/hospo-dev/hospo-go/internal/cli"
 	"github.com/hospo-dev/hospo-go/internal/gcpace"
 )
 
 func main() {
 	gcpace.Apply(os.Getenv)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return
-		}
-		fmt.Fprintln(os.Stderr, "refserver:", err)
-		os.Exit(1)
-	}
+	cli.Main(func(ctx context.Context) int {
+		return cli.Status("refserver", run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil), os.Stderr)
+	})
 }

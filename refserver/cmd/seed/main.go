@@ -23,21 +23,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
+
+	"github.com/hospo-dev/hospo-go/internal/cli"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return
-		}
-		fmt.Fprintln(os.Stderr, "seed:", err)
-		os.Exit(1)
-	}
+	cli.Main(func(ctx context.Context) int {
+		return cli.Status("seed", run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
+	})
 }
 
 // options are the command's flags.
