@@ -125,6 +125,9 @@ func driveHello(ctx context.Context, base string, o options, out io.Writer) erro
 	m.startWindow()
 	before := snapshot(o.serverPID, []*possync.Agent{}, &counters{}, nil)
 	sleep(ctx, o.duration)
+	if o.untilAnswered {
+		awaitAnswered(ctx, m, []string{"POST /v1/pos/push-pull/check"}, nil, 0)
+	}
 	after := snapshot(o.serverPID, []*possync.Agent{}, &counters{}, nil)
 	m.stopWindow()
 	stop()

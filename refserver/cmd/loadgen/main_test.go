@@ -135,7 +135,7 @@ func TestHello(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(helloHandler())
 	defer srv.Close()
-	o, err := parseFlags([]string{"-hello", "-concurrency", "2", "-warmup", "0s", "-duration", "300ms"}, &strings.Builder{})
+	o, err := parseFlags([]string{"-hello", "-concurrency", "2", "-warmup", "0s", "-duration", "300ms", "-until-answered"}, &strings.Builder{})
 	if err != nil {
 		t.Fatal(err)
 	}
