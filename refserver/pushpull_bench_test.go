@@ -190,7 +190,7 @@ func BenchmarkUpsertCheckTx(b *testing.B) {
 	var locs []int64
 	err := db.Write(ctx, func(tx *store.Tx) error {
 		for i := range locations {
-			id, err := tx.InsertLocation("Bench "+strconv.Itoa(i), "providerB", nil, nil)
+			id, err := tx.InsertLocation("Bench "+strconv.Itoa(i), "providerB")
 			if err != nil {
 				return err
 			}

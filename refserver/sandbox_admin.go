@@ -40,7 +40,7 @@ func (s sandboxAPI) handleCreateLocation(r *http.Request) (api.Write, error) {
 		return nil, err
 	}
 	return func(tx *store.Tx) (any, error) {
-		loc, err := rules.CreateLocation(tx, req)
+		loc, err := rules.CreateLocation(tx, s.posTokens, req)
 		if err != nil {
 			return nil, err
 		}

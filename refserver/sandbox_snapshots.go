@@ -69,8 +69,9 @@ func (s sandboxAPI) handleDeleteSnapshot(w http.ResponseWriter, r *http.Request)
 
 // restoreSnapshot puts snapshot id back in place of the whole database
 // and then, before any other write runs, brings everything the server
-// derives from the database in line with it: the demo fixture's
-// credentials (re-derived should the snapshot come from a server with
+// derives from the database in line with it (Server.adopt): the POS
+// bearer tokens an older version kept in the clear are sealed, the demo
+// fixture's credentials (re-derived should the snapshot come from a server with
 // another admin key), the virtual clock's offset, the purge time of
 // idempotency records (both as POST /sandbox/reset does). The token cache
 // is emptied by the store. Then the faults are cleared, the POS monitor
@@ -79,7 +80,7 @@ func (s sandboxAPI) handleDeleteSnapshot(w http.ResponseWriter, r *http.Request)
 func (s *Server) restoreSnapshot(ctx context.Context, id string) error {
 	var posLocations []int64
 	err := s.snapshots.Restore(ctx, id, func(tx *store.Tx) error {
-		if _, err := s.demo.Ensure(tx); err != nil {
+		if _, err := s.adopt(tx); err != nil {
 			return err
 		}
 		offset, err := sim.ClockOffset(tx)

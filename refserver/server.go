@@ -42,9 +42,11 @@ type Server struct {
 	public atomic.Pointer[PublicURLs]
 
 	// orders sends orders to the universal POSes; monitor checks their
-	// health and syncs their menus.
-	orders  *outbound.Dispatcher
-	monitor *outbound.Monitor
+	// health and syncs their menus; posTokens keeps the POSes' bearer
+	// tokens sealed.
+	orders    *outbound.Dispatcher
+	monitor   *outbound.Monitor
+	posTokens store.POSTokens
 	// webhooks delivers events to the webhooks; webhookSecrets keeps the
 	// webhooks' signing secrets sealed.
 	webhooks       *outbound.Dispatcher
@@ -224,12 +226,13 @@ func New(cfg Config) (*Server, error) {
 	s.db = db
 	s.snapshots = sim.NewSnapshots(db, cfg.DBPath, s.clock.Now, cfg.snapshotLimits())
 	s.demoPOS = sim.NewDemoPOSHandler(cfg.AdminKey, db, cfg.Logger)
+	s.posTokens = store.NewPOSTokens(cfg.AdminKey)
 	s.orders = outbound.NewOrderDispatcher(outbound.OrderConfig{
-		DB: db, Now: s.clock.Now, HTTPClient: callOut, Logger: cfg.Logger,
+		DB: db, Now: s.clock.Now, HTTPClient: callOut, Tokens: s.posTokens, Logger: cfg.Logger,
 		RetryBase: cfg.OrderRetryBase, RetryMax: cfg.OrderRetryMax, Meter: meter, Tracer: tracer,
 	})
 	s.monitor = outbound.NewMonitor(outbound.MonitorConfig{
-		DB: db, Now: s.clock.Now, HTTPClient: callOut, Logger: cfg.Logger,
+		DB: db, Now: s.clock.Now, HTTPClient: callOut, Tokens: s.posTokens, Logger: cfg.Logger,
 		HealthInterval: cfg.POSHealthInterval, MenuSyncInterval: cfg.MenuSyncInterval, Tracer: tracer,
 	})
 	s.webhookSecrets = seal.New(cfg.AdminKey, rules.WebhookSealPurpose)
@@ -249,7 +252,7 @@ func New(cfg Config) (*Server, error) {
 	var registered []int64
 	err = db.Write(ctx, func(tx *store.Tx) error {
 		var err error
-		registered, err = s.demo.Ensure(tx)
+		registered, err = s.adopt(tx)
 		return err
 	})
 	if err != nil {
@@ -294,6 +297,25 @@ func New(cfg Config) (*Server, error) {
 		s.monitor.Registered(id)
 	}
 	return s, nil
+}
+
+// adopt brings a database that an older server may have left, or that a
+// restore just put in place, in line with this server before anything
+// else uses it: it seals the POS bearer tokens that servers before
+// migration 0061 kept in the clear, then makes sure of the demo fixture
+// (sim.Demo.Ensure), whose locations it returns when their POS
+// registration is new or changed.
+func (s *Server) adopt(tx *store.Tx) ([]int64, error) {
+	n, err := tx.SealPlainPOSTokens(s.posTokens)
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		tx.AfterCommit(func() {
+			s.log.Info("sealed the universal POS bearer tokens an older version kept in the clear", slog.Int("locations", n))
+		})
+	}
+	return s.demo.Ensure(tx)
 }
 
 // wakeOnDeliveries wakes the webhook dispatcher after each commit that

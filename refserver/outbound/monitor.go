@@ -53,7 +53,9 @@ type MonitorConfig struct {
 	Now func() time.Time
 	// HTTPClient calls the POSes.
 	HTTPClient *http.Client
-	Logger     *slog.Logger
+	// Tokens opens the POSes' sealed bearer tokens.
+	Tokens store.POSTokens
+	Logger *slog.Logger
 	// HealthInterval and MenuSyncInterval pace the checks of every POS.
 	HealthInterval   time.Duration
 	MenuSyncInterval time.Duration
@@ -245,7 +247,14 @@ func (m *Monitor) check(ctx context.Context, locationID int64, job posJob) {
 		}
 		return
 	}
-	c := newPOSClient(m.cfg.HTTPClient, loc.POSURL, loc.POSToken)
+	token, err := m.cfg.Tokens.Open(loc.LocationID, loc.POSTokenSealed)
+	if err != nil {
+		// Nothing is sent: a token sealed for another location would be
+		// that location's, and a POS without its token cannot answer.
+		m.recordHealth(ctx, loc, store.POSHealthUnreachable, err.Error())
+		return
+	}
+	c := newPOSClient(m.cfg.HTTPClient, loc.POSURL, token)
 	if job&jobHealth != 0 {
 		m.checkHealth(ctx, c, loc)
 	}
@@ -269,8 +278,12 @@ func (m *Monitor) checkHealth(ctx context.Context, c *universalpos.Client, loc s
 	case st.Status == universalpos.HealthFailed:
 		health, msg = store.POSHealthFailed, st.Message
 	}
-	msg = truncateText(msg, maxPOSHealthMessage)
-	err = m.cfg.DB.Write(ctx, func(tx *store.Tx) error {
+	m.recordHealth(ctx, loc, health, truncateText(msg, maxPOSHealthMessage))
+}
+
+// recordHealth records the outcome of a check of loc's POS.
+func (m *Monitor) recordHealth(ctx context.Context, loc store.POSLocation, health, msg string) {
+	err := m.cfg.DB.Write(ctx, func(tx *store.Tx) error {
 		return rules.RecordPOSHealth(tx, loc, health, msg)
 	})
 	if err != nil && ctx.Err() == nil {

@@ -42,15 +42,18 @@ func TestMonitorRunsARegistrationThatCameDuringACheck(t *testing.T) {
 	}
 	defer db.Close()
 	var loc int64
+	tokens := store.NewPOSTokens("admin-key")
 	err = db.Write(ctx, func(tx *store.Tx) error {
 		url, token := pos.URL, "pos-token"
-		loc, err = tx.InsertLocation("Cafe", "providerA", &url, &token)
-		return err
+		if loc, err = tx.InsertLocation("Cafe", "providerA"); err != nil {
+			return err
+		}
+		return tx.SetLocationPOS(tokens, loc, &url, &token)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := NewMonitor(MonitorConfig{DB: db, Now: time.Now, HTTPClient: pos.Client(), Logger: slog.New(slog.DiscardHandler),
+	m := NewMonitor(MonitorConfig{DB: db, Now: time.Now, HTTPClient: pos.Client(), Tokens: tokens, Logger: slog.New(slog.DiscardHandler),
 		HealthInterval: time.Hour, MenuSyncInterval: time.Hour})
 	stop := runScheduled(t, m.Schedule, m.Wait)
 	defer func() { close(release); stop() }()

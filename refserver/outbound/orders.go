@@ -46,7 +46,9 @@ type OrderConfig struct {
 	Now func() time.Time
 	// HTTPClient calls the POSes.
 	HTTPClient *http.Client
-	Logger     *slog.Logger
+	// Tokens opens the POSes' sealed bearer tokens.
+	Tokens store.POSTokens
+	Logger *slog.Logger
 	// RetryBase and RetryMax bound the backoff between tries.
 	RetryBase, RetryMax time.Duration
 	// Meter, when set, counts the tries by outcome (MetricDeliveries).
@@ -71,7 +73,7 @@ func orderPolicy(base, max time.Duration) Policy {
 func NewOrderDispatcher(cfg OrderConfig) *Dispatcher {
 	return NewDispatcher(DispatcherConfig{
 		Name:        "order dispatcher",
-		Queue:       &orderQueue{db: cfg.DB, http: cfg.HTTPClient, log: cfg.Logger},
+		Queue:       &orderQueue{db: cfg.DB, http: cfg.HTTPClient, tokens: cfg.Tokens, log: cfg.Logger},
 		Policy:      orderPolicy(cfg.RetryBase, cfg.RetryMax),
 		Now:         cfg.Now,
 		Logger:      cfg.Logger,
@@ -84,9 +86,10 @@ func NewOrderDispatcher(cfg OrderConfig) *Dispatcher {
 
 // orderQueue is the orders table seen as a Queue.
 type orderQueue struct {
-	db   *store.DB
-	http *http.Client
-	log  *slog.Logger
+	db     *store.DB
+	http   *http.Client
+	tokens store.POSTokens
+	log    *slog.Logger
 }
 
 func (q *orderQueue) Due(ctx context.Context, limit int) ([]Due, time.Time, error) {
@@ -114,6 +117,7 @@ func (q *orderQueue) Due(ctx context.Context, limit int) ([]Due, time.Time, erro
 func (q *orderQueue) Claim(ctx context.Context, orderID string) (Attempt, error) {
 	var (
 		target store.OrderTarget
+		token  string
 		skip   bool
 	)
 	err := q.db.Write(ctx, func(tx *store.Tx) error {
@@ -127,9 +131,19 @@ func (q *orderQueue) Claim(ctx context.Context, orderID string) (Attempt, error)
 			skip = true // settled or rescheduled since it was listed
 			return nil
 		}
-		if target.POSURL == nil || target.POSToken == nil {
+		reason := "the location has no universal POS"
+		if target.POSURL != nil && target.POSTokenSealed != nil {
+			// A token that does not open fails the order unsent: no
+			// retry can help, and the POS must not get another
+			// location's token.
+			if token, err = q.tokens.Open(o.LocationID, target.POSTokenSealed); err == nil {
+				reason = ""
+			} else {
+				reason = err.Error()
+			}
+		}
+		if reason != "" {
 			skip = true
-			reason := "the location has no universal POS"
 			if err := tx.MarkOrderFailed(orderID, o.Attempts, reason); err != nil {
 				return err
 			}
@@ -149,13 +163,14 @@ func (q *orderQueue) Claim(ctx context.Context, orderID string) (Attempt, error)
 	if err != nil || skip {
 		return nil, err
 	}
-	return &orderAttempt{q: q, target: target}, nil
+	return &orderAttempt{q: q, target: target, token: token}, nil
 }
 
 // orderAttempt is one send of an order.
 type orderAttempt struct {
 	q          *orderQueue
 	target     store.OrderTarget
+	token      string // the POS's bearer token, opened
 	posOrderID string // the POS's id for the order, once it accepted it
 }
 
@@ -182,7 +197,7 @@ func (a *orderAttempt) Call(ctx context.Context) error {
 	if t.FulfillmentJSON != nil {
 		order.Fulfillment = json.RawMessage(*t.FulfillmentJSON)
 	}
-	c := newPOSClient(a.q.http, *t.POSURL, *t.POSToken,
+	c := newPOSClient(a.q.http, *t.POSURL, a.token,
 		universalpos.WithTimeout(orderSendTimeout),
 		universalpos.WithRetries(0), // the dispatcher counts and paces the tries
 	)

@@ -74,8 +74,7 @@ func SetDemoPOS(tx *store.Tx, demo sim.Demo, locationID int64, req DemoPOSReques
 			m.DelayMs = *req.DelayMs
 		}
 	}
-	url, token := demo.LocationPOSURL(locationID), sim.DemoPOSToken(demo.AdminKey)
-	if err := tx.SetLocationPOS(locationID, &url, &token); err != nil {
+	if err := demo.WireLocation(tx, locationID); err != nil {
 		return sandbox.DemoPOS{}, err
 	}
 	if err := tx.PutDemoPOSMode(m); err != nil {

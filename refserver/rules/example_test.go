@@ -25,7 +25,7 @@ func ExampleGetLocation() {
 	defer db.Close()
 	var id int64
 	err = db.Write(ctx, func(tx *store.Tx) (err error) {
-		if id, err = tx.InsertLocation("Harbour Grill", "providerB", nil, nil); err != nil {
+		if id, err = tx.InsertLocation("Harbour Grill", "providerB"); err != nil {
 			return err
 		}
 		return tx.TouchHeartbeat(id)

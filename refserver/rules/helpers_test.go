@@ -65,6 +65,19 @@ func openStore(t testing.TB) (*store.DB, *testclock.Clock) {
 	return storetest.Open(t, store.MemoryPath, clock.Now), clock
 }
 
+// testPOSTokens seals the universal POS tokens of the tests' locations.
+var testPOSTokens = store.NewPOSTokens("rules-test-admin-key")
+
+// insertPOSLocation creates a location wired to a universal POS at posURL
+// that accepts posToken.
+func insertPOSLocation(tx *store.Tx, name, gateway, posURL, posToken string) (int64, error) {
+	id, err := tx.InsertLocation(name, gateway)
+	if err != nil {
+		return 0, err
+	}
+	return id, tx.SetLocationPOS(testPOSTokens, id, &posURL, &posToken)
+}
+
 // write runs fn in a write transaction of db and fails the test on error.
 func write(t testing.TB, db *store.DB, fn func(tx *store.Tx) error) {
 	t.Helper()
@@ -111,7 +124,7 @@ func newScene(t testing.TB) scene {
 		if s.other, err = tx.InsertUser(); err != nil {
 			return err
 		}
-		if s.loc, err = tx.InsertLocation("Trattoria", "providerB", nil, nil); err != nil {
+		if s.loc, err = tx.InsertLocation("Trattoria", "providerB"); err != nil {
 			return err
 		}
 		if err := tx.TouchHeartbeat(s.loc); err != nil {

@@ -45,7 +45,7 @@ func TestGetLocation(t *testing.T) {
 	posURL, posToken := "http://pos.test", "t"
 	var quiet int64
 	write(t, s.db, func(tx *store.Tx) (err error) {
-		quiet, err = tx.InsertLocation("Quiet", "providerD", &posURL, &posToken)
+		quiet, err = insertPOSLocation(tx, "Quiet", "providerD", posURL, posToken)
 		return err
 	})
 	loc, err = get(quiet)

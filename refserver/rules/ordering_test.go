@@ -29,10 +29,10 @@ func newKitchen(t *testing.T) kitchen {
 	}
 	posURL, posToken := "http://pos.test", "pos-secret"
 	write(t, k.db, func(tx *store.Tx) (err error) {
-		if k.menuLoc, err = tx.InsertLocation("Kitchen", "providerB", &posURL, &posToken); err != nil {
+		if k.menuLoc, err = insertPOSLocation(tx, "Kitchen", "providerB", posURL, posToken); err != nil {
 			return err
 		}
-		if k.unsyncedLoc, err = tx.InsertLocation("New Kitchen", "providerB", &posURL, &posToken); err != nil {
+		if k.unsyncedLoc, err = insertPOSLocation(tx, "New Kitchen", "providerB", posURL, posToken); err != nil {
 			return err
 		}
 		_, err = tx.SetLocationMenu(k.menuLoc, posURL, string(menus))

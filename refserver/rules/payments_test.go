@@ -81,7 +81,7 @@ func TestCreatePayment(t *testing.T) {
 		}, "1", client.CodeCardNotTokenised},
 		{"never a heartbeat", func(t *testing.T, s scene, req *wallet.CreatePaymentRequest) {
 			write(t, s.db, func(tx *store.Tx) (err error) {
-				if req.LocationID, err = tx.InsertLocation("Quiet", "providerB", nil, nil); err != nil {
+				if req.LocationID, err = tx.InsertLocation("Quiet", "providerB"); err != nil {
 					return err
 				}
 				_, _, _, err = tx.UpsertCheck(withBillID("quiet-1", checkRow(req.LocationID, req.CheckNumber, "open", 1000)))

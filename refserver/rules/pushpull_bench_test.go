@@ -31,7 +31,7 @@ func benchPushCheck(b *testing.B, status possync.CheckStatus) {
 	db := storetest.Open(b, filepath.Join(b.TempDir(), "bench.db"), func() time.Time { return testNow })
 	var loc int64
 	write(b, db, func(tx *store.Tx) (err error) {
-		loc, err = tx.InsertLocation("Bench", "providerB", nil, nil)
+		loc, err = tx.InsertLocation("Bench", "providerB")
 		return err
 	})
 	raw := checkfixture.JSON()

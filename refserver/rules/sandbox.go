@@ -88,17 +88,18 @@ func CheckLocation(raw []byte, req *LocationRequest) error {
 
 // CreateLocation makes a location with its POS access token, shown this
 // once (POST /sandbox/locations), optionally wired to a universal POS at
-// posUrl that accepts the bearer token posToken. req has passed
-// CheckLocation.
-func CreateLocation(tx *store.Tx, req LocationRequest) (CreatedLocation, error) {
-	posURL := req.POSURL
-	if posURL != nil {
-		trimmed := strings.TrimRight(*posURL, "/")
-		posURL = &trimmed
-	}
-	id, err := tx.InsertLocation(strings.TrimSpace(req.Name), req.Gateway, posURL, req.POSToken)
+// posUrl that accepts the bearer token posToken, which is kept only
+// sealed with tokens. req has passed CheckLocation.
+func CreateLocation(tx *store.Tx, tokens store.POSTokens, req LocationRequest) (CreatedLocation, error) {
+	id, err := tx.InsertLocation(strings.TrimSpace(req.Name), req.Gateway)
 	if err != nil {
 		return CreatedLocation{}, err
+	}
+	if req.POSURL != nil {
+		posURL := strings.TrimRight(*req.POSURL, "/")
+		if err := tx.SetLocationPOS(tokens, id, &posURL, req.POSToken); err != nil {
+			return CreatedLocation{}, err
+		}
 	}
 	token := sim.NewCredential(sim.POSTokenPrefix)
 	if err := tx.InsertPOSToken(store.HashSecret(token), id); err != nil {

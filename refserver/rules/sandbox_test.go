@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"strings"
@@ -68,15 +69,21 @@ func TestCreateLocation(t *testing.T) {
 	db, _ := openStore(t)
 	posURL, posToken := "https://pos.test//", "secret"
 	created, err := run(t, db, func(tx *store.Tx) (CreatedLocation, error) {
-		return CreateLocation(tx, LocationRequest{Name: "  Bistro ", Gateway: "providerC", POSURL: &posURL, POSToken: &posToken})
+		return CreateLocation(tx, testPOSTokens, LocationRequest{Name: "  Bistro ", Gateway: "providerC", POSURL: &posURL, POSToken: &posToken})
 	})
 	if err != nil || !strings.HasPrefix(created.POSAccessToken, sim.POSTokenPrefix) {
 		t.Fatalf("CreateLocation = %+v, %v", created, err)
 	}
 	err = db.Read(t.Context(), func(tx *store.Tx) error {
 		l, err := tx.GetPOSLocation(created.LocationID)
-		if err == nil && (l.POSURL != "https://pos.test" || l.POSToken != posToken) {
-			t.Errorf("universal POS %q %q, want the URL without its trailing slashes", l.POSURL, l.POSToken)
+		if err == nil && l.POSURL != "https://pos.test" {
+			t.Errorf("universal POS %q, want the URL without its trailing slashes", l.POSURL)
+		}
+		if bytes.Contains(l.POSTokenSealed, []byte(posToken)) {
+			t.Errorf("the POS token is kept in the clear: %q", l.POSTokenSealed)
+		}
+		if token, err := testPOSTokens.Open(created.LocationID, l.POSTokenSealed); err != nil || token != posToken {
+			t.Errorf("the sealed POS token opens to %q, %v; want %q", token, err, posToken)
 		}
 		d, err2 := tx.GetLocationDetails(created.LocationID)
 		if err2 == nil && (d.Name != "Bistro" || d.Gateway != "providerC") {

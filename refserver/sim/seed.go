@@ -57,7 +57,7 @@ func (d Demo) Ensure(tx *store.Tx) (changed []int64, err error) {
 			return nil, err
 		}
 	}
-	token := DemoPOSToken(d.AdminKey)
+	tokens, token := d.posTokens(), DemoPOSToken(d.AdminKey)
 	for _, id := range ds.LocationIDs {
 		l, err := tx.GetLocation(id)
 		if errors.Is(err, store.ErrNotFound) {
@@ -80,16 +80,30 @@ func (d Demo) Ensure(tx *store.Tx) (changed []int64, err error) {
 		default:
 			continue
 		}
-		if *l.POSURL == url && l.POSToken != nil && *l.POSToken == token {
+		// A token that does not open (sealed under another admin key) is
+		// sealed again, as a changed one is.
+		if kept, err := tokens.Open(id, l.POSTokenSealed); *l.POSURL == url && err == nil && kept == token {
 			continue
 		}
-		if err := tx.SetLocationPOS(id, &url, &token); err != nil {
+		if err := tx.SetLocationPOS(tokens, id, &url, &token); err != nil {
 			return nil, err
 		}
 		changed = append(changed, id)
 	}
 	return changed, nil
 }
+
+// WireLocation points a location at the demo POS's part that serves it
+// (LocationPOSURL), with the demo POS's bearer token, in place of any POS
+// it had.
+func (d Demo) WireLocation(tx *store.Tx, locationID int64) error {
+	url, token := d.LocationPOSURL(locationID), DemoPOSToken(d.AdminKey)
+	return tx.SetLocationPOS(d.posTokens(), locationID, &url, &token)
+}
+
+// posTokens seals the demo POS's bearer token as the server does every
+// POS token: under the admin key, which the Demo holds.
+func (d Demo) posTokens() store.POSTokens { return store.NewPOSTokens(d.AdminKey) }
 
 // LocationPOSURL is the URL of the demo POS's part that serves one
 // location, whose mode (PUT /sandbox/locations/{id}/demo-pos) its health
@@ -119,7 +133,7 @@ func (d Demo) Seed(tx *store.Tx) (locationIDs []int64, err error) {
 		}
 		ds.UserIDs = append(ds.UserIDs, id)
 	}
-	url, token := d.POSURL, DemoPOSToken(key)
+	url, token, tokens := d.POSURL, DemoPOSToken(key), d.posTokens()
 	// The demo POS's menus are known here, so the locations have them
 	// from the start: an order sent as soon as the fixture exists (right
 	// after a reset answers) need not wait for the first menu sync.
@@ -128,8 +142,11 @@ func (d Demo) Seed(tx *store.Tx) (locationIDs []int64, err error) {
 		return nil, err
 	}
 	for i, dl := range DemoLocations {
-		id, err := tx.InsertLocation(dl.Name, dl.Gateway, &url, &token)
+		id, err := tx.InsertLocation(dl.Name, dl.Gateway)
 		if err != nil {
+			return nil, err
+		}
+		if err := tx.SetLocationPOS(tokens, id, &url, &token); err != nil {
 			return nil, err
 		}
 		if _, err := tx.SetLocationMenu(id, url, string(menus)); err != nil {

@@ -101,9 +101,7 @@ func TestDemoEnsureSeedsOnceAndFollowsTheServer(t *testing.T) {
 
 	// A location on its own part of the demo POS (a demo-pos mode) keeps
 	// it across a move.
-	own := moved.LocationPOSURL(ids[0])
-	token := sim.DemoPOSToken("first-key")
-	write(t, db, func(tx *store.Tx) error { return tx.SetLocationPOS(ids[0], &own, &token) })
+	write(t, db, func(tx *store.Tx) error { return moved.WireLocation(tx, ids[0]) })
 	third := sim.Demo{AdminKey: "first-key", POSURL: "http://127.0.0.1:3" + sim.DemoPOSPath}
 	if changed := ensure(third); !slices.Equal(changed, ids) {
 		t.Errorf("after a second move registered %v, want %v", changed, ids)
@@ -120,7 +118,22 @@ func TestDemoEnsureSeedsOnceAndFollowsTheServer(t *testing.T) {
 	// Another admin key: every credential is derived anew, the old stop
 	// working, and the rows stay.
 	rekeyed := sim.Demo{AdminKey: "second-key", POSURL: moved.POSURL}
-	ensure(rekeyed)
+	if changed := ensure(rekeyed); !slices.Equal(changed, ids) {
+		t.Errorf("after a new admin key registered %v, want %v (a new demo POS token)", changed, ids)
+	}
+	write(t, db, func(tx *store.Tx) error {
+		for _, id := range ids {
+			l, err := tx.GetLocation(id)
+			if err != nil {
+				return err
+			}
+			// Sealed under the new key: it opens with it, to the new token.
+			if token, err := store.NewPOSTokens("second-key").Open(id, l.POSTokenSealed); err != nil || token != sim.DemoPOSToken("second-key") {
+				t.Errorf("location %d: the demo POS token opens to %q, %v", id, token, err)
+			}
+		}
+		return nil
+	})
 	g := fixturesOf(t, db, rekeyed)
 	if g.Users[0].UserID != f.Users[0].UserID || g.Users[0].AccessToken != sim.DemoUserToken("second-key", 1) {
 		t.Errorf("after a new admin key: %+v", g.Users[0])

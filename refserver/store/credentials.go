@@ -37,8 +37,10 @@ type Location struct {
 	Name       string
 	Gateway    string
 	POSURL     *string
-	POSToken   *string
-	CreatedAt  int64
+	// POSTokenSealed is the bearer token of the universal POS as
+	// POSTokens sealed it, nil when none is registered.
+	POSTokenSealed []byte
+	CreatedAt      int64
 }
 
 // InsertUser creates a user and returns its id.
@@ -51,29 +53,22 @@ func (tx *Tx) InsertUser() (int64, error) {
 	return res.LastInsertId()
 }
 
-// InsertLocation creates a location. posURL and posToken are nil when no
-// universal POS is registered.
-func (tx *Tx) InsertLocation(name, gateway string, posURL, posToken *string) (int64, error) {
-	res, err := tx.exec(`INSERT INTO locations (name, gateway, pos_url, pos_token, created_at) VALUES (?, ?, ?, ?, ?)`,
-		name, gateway, posURL, posToken, tx.Unix())
+// InsertLocation creates a location without a universal POS
+// (SetLocationPOS registers one, once the location's id is known to bind
+// its token to).
+func (tx *Tx) InsertLocation(name, gateway string) (int64, error) {
+	res, err := tx.exec(`INSERT INTO locations (name, gateway, created_at) VALUES (?, ?, ?)`, name, gateway, tx.Unix())
 	if err != nil {
 		return 0, fmt.Errorf("insert location: %w", err)
 	}
 	return res.LastInsertId()
 }
 
-// SetLocationPOS registers (or, with nil arguments, removes) the universal
-// POS of a location.
-func (tx *Tx) SetLocationPOS(locationID int64, posURL, posToken *string) error {
-	_, err := tx.exec(`UPDATE locations SET pos_url = ?, pos_token = ? WHERE location_id = ?`, posURL, posToken, locationID)
-	return err
-}
-
 // GetLocation returns one location or ErrNotFound.
 func (tx *Tx) GetLocation(locationID int64) (Location, error) {
 	var l Location
-	err := tx.queryRow(`SELECT location_id, name, gateway, pos_url, pos_token, created_at FROM locations WHERE location_id = ?`, locationID).
-		Scan(&l.LocationID, &l.Name, &l.Gateway, &l.POSURL, &l.POSToken, &l.CreatedAt)
+	err := tx.queryRow(`SELECT location_id, name, gateway, pos_url, pos_token_sealed, created_at FROM locations WHERE location_id = ?`, locationID).
+		Scan(&l.LocationID, &l.Name, &l.Gateway, &l.POSURL, &l.POSTokenSealed, &l.CreatedAt)
 	return l, notFound(err)
 }
 

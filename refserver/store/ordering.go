@@ -60,9 +60,11 @@ type LocationMenu struct {
 // OrderTarget is where an order goes: the POS registered for its location.
 type OrderTarget struct {
 	Order
-	// POSURL and POSToken are nil when the location has no universal POS.
-	POSURL   *string
-	POSToken *string
+	// POSURL is nil when the location has no universal POS;
+	// POSTokenSealed, its bearer token as POSTokens sealed it, is nil when
+	// it has no POS or no token.
+	POSURL         *string
+	POSTokenSealed []byte
 }
 
 // GetLocationMenu returns the menu cache of a location, or ErrNotFound for
@@ -107,9 +109,9 @@ func (tx *Tx) GetOrderTarget(orderID string) (OrderTarget, error) {
 	var t OrderTarget
 	err := scanOrder(tx.queryRow(`SELECT o.order_id, o.user_id, o.location_id, o.items_json, o.total, o.fulfillment_type,
 		o.fulfillment_json, o.status, o.pos_order_id, o.attempts, o.next_attempt_at, o.last_error, o.created_at, o.updated_at,
-		l.pos_url, l.pos_token
+		l.pos_url, l.pos_token_sealed
 		FROM orders o JOIN locations l ON l.location_id = o.location_id WHERE o.order_id = ?`, orderID),
-		&t.Order, &t.POSURL, &t.POSToken)
+		&t.Order, &t.POSURL, &t.POSTokenSealed)
 	return t, notFound(err)
 }
 

@@ -143,11 +143,11 @@ func TestCredentials(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		lid, err := tx.InsertLocation("L", "providerB", nil, nil)
+		lid, err := tx.InsertLocation("L", "providerB")
 		if err != nil {
 			return err
 		}
-		lid2, err := tx.InsertLocation("M", "providerD", nil, nil)
+		lid2, err := tx.InsertLocation("M", "providerD")
 		if err != nil {
 			return err
 		}
@@ -160,7 +160,7 @@ func TestCredentials(t *testing.T) {
 		if _, err := tx.InsertAPIKey(HashSecret("k"), []int64{lid2, lid, lid}); err != nil {
 			return err
 		}
-		if _, err := tx.InsertLocation("bad", "providerZ", nil, nil); err == nil {
+		if _, err := tx.InsertLocation("bad", "providerZ"); err == nil {
 			t.Error("unknown gateway accepted")
 		}
 		return nil
@@ -258,7 +258,7 @@ func TestWipeData(t *testing.T) {
 	db := openTest(t, filepath.Join(t.TempDir(), "w.db"), nil)
 	err := db.Write(t.Context(), func(tx *Tx) error {
 		uid, _ := tx.InsertUser()
-		lid, _ := tx.InsertLocation("L", "providerA", nil, nil)
+		lid, _ := tx.InsertLocation("L", "providerA")
 		_ = tx.InsertUserToken(HashSecret("u"), uid, nil)
 		_, _ = tx.InsertAPIKey(HashSecret("k"), []int64{lid})
 		return tx.SetState("keep", "me")

@@ -15,7 +15,7 @@ func TestAccessTokenCacheForgetsDeletedTokens(t *testing.T) {
 		if uid, err = tx.InsertUser(); err != nil {
 			return err
 		}
-		if lid, err = tx.InsertLocation("L", "providerB", nil, nil); err != nil {
+		if lid, err = tx.InsertLocation("L", "providerB"); err != nil {
 			return err
 		}
 		if err := tx.InsertUserToken(HashSecret("u"), uid, nil); err != nil {
@@ -98,7 +98,7 @@ func TestAccessTokenCacheIgnoresLookupsOlderThanADeletion(t *testing.T) {
 	ctx := t.Context()
 	var lid int64
 	err := db.Write(ctx, func(tx *Tx) (err error) {
-		if lid, err = tx.InsertLocation("L", "providerB", nil, nil); err != nil {
+		if lid, err = tx.InsertLocation("L", "providerB"); err != nil {
 			return err
 		}
 		return tx.InsertPOSToken(HashSecret("p"), lid)

@@ -18,8 +18,9 @@ const (
 type POSLocation struct {
 	LocationID int64
 	POSURL     string
-	// POSToken is "" when none was registered.
-	POSToken string
+	// POSTokenSealed is the bearer token as POSTokens sealed it, nil when
+	// none was registered.
+	POSTokenSealed []byte
 }
 
 // POSStatus is what the monitor last recorded of a location's POS.
@@ -38,7 +39,7 @@ type POSStatus struct {
 
 // POSLocations returns every location with a universal POS, by id.
 func (tx *Tx) POSLocations() ([]POSLocation, error) {
-	rows, err := tx.query(`SELECT location_id, pos_url, COALESCE(pos_token, '') FROM locations
+	rows, err := tx.query(`SELECT location_id, pos_url, pos_token_sealed FROM locations
 		WHERE pos_url IS NOT NULL ORDER BY location_id`)
 	if err != nil {
 		return nil, fmt.Errorf("pos locations: %w", err)
@@ -47,7 +48,7 @@ func (tx *Tx) POSLocations() ([]POSLocation, error) {
 	var out []POSLocation
 	for rows.Next() {
 		var l POSLocation
-		if err := rows.Scan(&l.LocationID, &l.POSURL, &l.POSToken); err != nil {
+		if err := rows.Scan(&l.LocationID, &l.POSURL, &l.POSTokenSealed); err != nil {
 			return nil, err
 		}
 		out = append(out, l)
@@ -59,8 +60,8 @@ func (tx *Tx) POSLocations() ([]POSLocation, error) {
 // when the location does not exist or has no POS.
 func (tx *Tx) GetPOSLocation(locationID int64) (POSLocation, error) {
 	var l POSLocation
-	err := tx.queryRow(`SELECT location_id, pos_url, COALESCE(pos_token, '') FROM locations
-		WHERE location_id = ? AND pos_url IS NOT NULL`, locationID).Scan(&l.LocationID, &l.POSURL, &l.POSToken)
+	err := tx.queryRow(`SELECT location_id, pos_url, pos_token_sealed FROM locations
+		WHERE location_id = ? AND pos_url IS NOT NULL`, locationID).Scan(&l.LocationID, &l.POSURL, &l.POSTokenSealed)
 	return l, notFound(err)
 }
 

@@ -25,7 +25,7 @@ func TestQueueDeliveriesFindsWebhooks(t *testing.T) {
 				}
 			}
 			write(db, func(tx *Tx) (err error) {
-				if loc, err = tx.InsertLocation("Hooks", "providerB", nil, nil); err != nil {
+				if loc, err = tx.InsertLocation("Hooks", "providerB"); err != nil {
 					return err
 				}
 				key, err = tx.InsertAPIKey(HashSecret("vendor-key"), []int64{loc})

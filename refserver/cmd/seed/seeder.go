@@ -98,7 +98,7 @@ func (s *seeder) credentials(ctx context.Context) error {
 		n := min(5_000, s.o.locations-done)
 		err := s.db.Write(ctx, func(tx *store.Tx) error {
 			for i := range n {
-				id, err := tx.InsertLocation("Venue "+strconv.Itoa(done+i+1), gateways[(done+i)%len(gateways)], nil, nil)
+				id, err := tx.InsertLocation("Venue "+strconv.Itoa(done+i+1), gateways[(done+i)%len(gateways)])
 				if err != nil {
 					return err
 				}

@@ -1,8 +1,8 @@
 // Package seal keeps a secret that the server must use again later (a
-// webhook's signing secret, a stored response that may show a credential)
-// in the database in a form that is useless
-// without the server's admin key: AES-256-GCM under a key derived from the
-// admin key, bound to the row it belongs to.
+// webhook's signing secret, a universal POS's bearer token, a stored
+// response that may show a credential) in the database in a form that is
+// useless without the server's admin key: AES-256-GCM under a key derived
+// from the admin key, bound to the row it belongs to.
 package seal
 
 import (
