@@ -175,7 +175,13 @@ func (db *DB) restore(ctx context.Context, src *sql.DB, then func(tx *Tx) error)
 	}
 	return db.w.doAlone(ctx, func() error {
 		// From here on the restore is not interrupted: the writer waits
-		// for nothing but SQLite.
+		// for nothing but SQLite. It begins before the copy can be seen
+		// and ends once the token cache is emptied (ReplaceMark).
+		db.replaceBegun.Add(1)
+		defer func() {
+			db.tokens.forget()
+			db.replaceEnded.Add(1)
+		}()
 		bg := context.Background()
 		err := withRaw(bg, db.write, func(dst *sqlite3.SQLiteConn) error {
 			return withRaw(bg, src, func(src *sqlite3.SQLiteConn) error { return backup(dst, src) })
@@ -183,7 +189,6 @@ func (db *DB) restore(ctx context.Context, src *sql.DB, then func(tx *Tx) error)
 		if err != nil {
 			return fmt.Errorf("store: restore: %w", err)
 		}
-		db.replaced.Add(1)
 		db.tokens.forget()
 		db.webhooks.set(webhooksUnknown)
 		runOne := func(_ context.Context, fn func(*Tx) error) error { return db.w.runOne(fn) }

@@ -35,8 +35,14 @@ func (tx *Tx) DeleteState(name string) error {
 // keys and the like) that a reset should not rotate; the caller resets the
 // entries it owns.
 func (tx *Tx) WipeData() error {
-	tx.AfterCommit(tx.db.tokens.forget)
-	tx.db.replaced.Add(1)
+	// Begun within the transaction, before its commit makes the wipe
+	// seen; ended, whether it commits or not, in the writer before the
+	// next batch runs, once no token it deletes is remembered.
+	tx.db.replaceBegun.Add(1)
+	tx.atEnd(func() {
+		tx.db.tokens.forget()
+		tx.db.replaceEnded.Add(1)
+	})
 	// Foreign keys are checked at the end of the wipe instead of per
 	// statement, so the tables can be emptied in any order. The pragma
 	// holds for the rest of the transaction, which the writes batched

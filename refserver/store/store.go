@@ -47,9 +47,11 @@ type DB struct {
 	// queued, when set, is called with the context of each write as it
 	// enters the writer's queue (NotifyQueued).
 	queued func(ctx context.Context)
-	// replaced counts the wipes (WipeData) and restores of the whole
-	// data since Open; see Replaced.
-	replaced atomic.Uint64
+	// replaceBegun and replaceEnded count the wipes (WipeData) and
+	// restores of the whole data since Open, as each begins (before
+	// its data can be seen) and as it has ended (the token cache
+	// emptied); see ReplaceMark.
+	replaceBegun, replaceEnded atomic.Uint64
 	// deliveries is closed by each commit that queued webhook deliveries.
 	deliveries eventSignal
 	webhooks   webhookPresence  // see webhooks.go
@@ -64,14 +66,36 @@ type DB struct {
 	foregroundCheck int64
 }
 
-// Replaced returns how many times the whole data has been wiped
-// (WipeData) or replaced (RestoreFile, RestoreMemory) since Open. A
-// caller that verified something outside the write transaction (a
-// request's credential) and finds the count moved when its write runs
-// must verify it again in that transaction: the rows it saw may be gone.
-// The count moves in the writer as the wipe or restore runs, so a write
-// queued behind one always sees it moved.
-func (db *DB) Replaced() uint64 { return db.replaced.Load() }
+// ReplaceMark is noted by a caller before it checks something outside
+// the transaction that acts on it (a request's credential, through the
+// token cache): ReplacedSince then tells whether the whole data may have
+// been wiped (WipeData) or replaced (RestoreFile, RestoreMemory) in
+// between, so that the check must be made again in that transaction,
+// where the rows it saw may be gone.
+type ReplaceMark struct {
+	begun  uint64
+	during bool // a wipe or restore was under way: the check may have seen either side
+}
+
+// ReplaceMark returns the mark to note before a check.
+func (db *DB) ReplaceMark() ReplaceMark {
+	// ended first: a wipe that begins between the two loads counts as
+	// under way.
+	ended := db.replaceEnded.Load()
+	begun := db.replaceBegun.Load()
+	return ReplaceMark{begun: begun, during: begun != ended}
+}
+
+// ReplacedSince reports whether the data may have been wiped or replaced
+// since m: one began since, or one was under way when m was taken. A wipe
+// or restore begins before its data can be seen and ends once the token
+// cache is emptied, so a transaction that asks after its first read (or,
+// in the writer, at any point) and gets false sees the data the check
+// saw, as far as wipes and restores go. Every write queued behind a wipe
+// or restore gets true.
+func (db *DB) ReplacedSince(m ReplaceMark) bool {
+	return m.during || db.replaceBegun.Load() != m.begun
+}
 
 // NotifyQueued is an OpenOption that calls f with the context of each
 // write (and each HoldWrites) as it enters the writer's queue, so that a
@@ -311,6 +335,7 @@ type Tx struct {
 	ctx         context.Context
 	now         time.Time
 	afterCommit []func()
+	atEndFns    []func() // see atEnd
 }
 
 // Now returns the (virtual) time stamped on the transaction when it began.
@@ -333,6 +358,12 @@ func (tx *Tx) Context() context.Context { return tx.ctx }
 // if it rolls back). Use it for side effects that must only happen for
 // committed data, such as waking a background worker.
 func (tx *Tx) AfterCommit(f func()) { tx.afterCommit = append(tx.afterCommit, f) }
+
+// atEnd registers f to run in the writer once the transaction of a write
+// has committed or rolled back, before the writer runs the next one,
+// unlike AfterCommit's functions, which run in the caller's goroutine
+// and only after a commit. Only writes run them.
+func (tx *Tx) atEnd(f func()) { tx.atEndFns = append(tx.atEndFns, f) }
 
 // exec, query and queryRow run one statement, compiled once per pool
 // (stmtcache.go). query must be a single statement; scripts go through

@@ -26,7 +26,7 @@ func TestWipeInABatchKeepsForeignKeysImmediate(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	before := db.Replaced()
+	before := db.ReplaceMark()
 
 	ctx := context.Background()
 	wipe := &writeJob{ctx: ctx, fn: func(tx *Tx) error { return tx.WipeData() }}
@@ -54,13 +54,74 @@ func TestWipeInABatchKeepsForeignKeysImmediate(t *testing.T) {
 	if orphan.err == nil || !strings.Contains(orphan.err.Error(), "FOREIGN KEY") {
 		t.Errorf("the orphan token: %v, want its own foreign key failure", orphan.err)
 	}
-	if db.Replaced() != before+1 {
-		t.Errorf("Replaced %d, want %d after one wipe", db.Replaced(), before+1)
+	if !db.ReplacedSince(before) {
+		t.Error("ReplacedSince a mark taken before the wipe is false")
+	}
+	if after := db.ReplaceMark(); db.ReplacedSince(after) {
+		t.Error("ReplacedSince a mark taken after the wipe ended is true")
 	}
 	if _, err := db.AccessToken(t.Context(), HashSecret("fresh")); err != nil {
 		t.Errorf("the write after the wipe: %v", err)
 	}
 	if _, err := db.AccessToken(t.Context(), HashSecret("orphan")); err == nil {
 		t.Errorf("the orphan token was stored")
+	}
+}
+
+// TestWipeEndsInTheWriter: a wipe is under way from inside its
+// transaction until the writer has emptied the token cache, before it
+// runs the next batch. A mark taken meanwhile (a request's credential
+// checked while the wipe runs, perhaps from the cache) is replaced-since
+// for good, also once the wipe has ended; a token the wipe deleted is not
+// found from the cache once the batch is done.
+func TestWipeEndsInTheWriter(t *testing.T) {
+	t.Parallel()
+	db := openTest(t, filepath.Join(t.TempDir(), "w.db"), nil)
+	addUser(t, db, "gone")
+	if !tokenWorks(t, db, "gone") { // now in the cache
+		t.Fatal("the token does not work before the wipe")
+	}
+	ctx := context.Background()
+	var during ReplaceMark
+	wipe := &writeJob{ctx: ctx, fn: func(tx *Tx) error { return tx.WipeData() }}
+	guard := &writeJob{ctx: ctx, fn: func(*Tx) error { during = db.ReplaceMark(); return nil }}
+	if err := db.w.doAlone(ctx, func() error {
+		if !db.w.run([]*writeJob{wipe, guard}) {
+			t.Error("the batch did not commit")
+		}
+		// Before the writer's next batch.
+		if tokenWorks(t, db, "gone") {
+			t.Error("the token the wipe deleted is still found once its batch is done")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !db.ReplacedSince(during) {
+		t.Error("a mark taken while the wipe was under way is not replaced-since once it has ended")
+	}
+}
+
+// TestRestoreIsUnderWayUntilItEnds: a mark taken while a restore runs
+// (here in its then, after the copy is in place) is replaced-since once
+// the restore has ended, as is one taken before it; one taken after it
+// is not.
+func TestRestoreIsUnderWayUntilItEnds(t *testing.T) {
+	t.Parallel()
+	db := openTest(t, filepath.Join(t.TempDir(), "r.db"), nil)
+	path := filepath.Join(t.TempDir(), "copy.sqlite")
+	if _, err := db.CopyToFile(t.Context(), path); err != nil {
+		t.Fatal(err)
+	}
+	before := db.ReplaceMark()
+	var during ReplaceMark
+	if err := db.RestoreFile(t.Context(), path, func(*Tx) error { during = db.ReplaceMark(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !db.ReplacedSince(before) || !db.ReplacedSince(during) {
+		t.Errorf("replaced since a mark before the restore: %v, during it: %v; want both", db.ReplacedSince(before), db.ReplacedSince(during))
+	}
+	if db.ReplacedSince(db.ReplaceMark()) {
+		t.Error("replaced since a mark taken after the restore ended")
 	}
 }

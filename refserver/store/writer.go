@@ -296,6 +296,15 @@ func (w *writer) afterBatch(committed bool) {
 // never cancelled: an interrupted statement would make SQLite roll back the
 // whole transaction, and with it the other functions of the batch.
 func (w *writer) run(batch []*writeJob) (committed bool) {
+	defer func() {
+		for _, j := range batch {
+			if j.tx != nil {
+				for _, f := range j.tx.atEndFns {
+					f()
+				}
+			}
+		}
+	}()
 	bg := context.Background()
 	stx, err := w.db.write.BeginTx(bg, nil)
 	if err != nil {

@@ -232,7 +232,7 @@ func (g *Guards) guard(next http.Handler, mode guardMode, admit func(r *http.Req
 		t := TraceOf(w)
 		q := &Request{version: routeVersion(r)}
 		if g.db != nil {
-			q.replaced = g.db.Replaced() // before the credential is looked up
+			q.replaced = g.db.ReplaceMark() // before the credential is looked up
 		}
 		if t != nil {
 			q.id = t.id

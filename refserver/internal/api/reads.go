@@ -79,8 +79,16 @@ func (e *readEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body    []byte
 		started bool // a Stream has sent the status
 	)
+	q := RequestFrom(r.Context())
 	err = rs.db.Read(r.Context(), func(tx *store.Tx) error {
 		v, err := read(tx)
+		// After the read, whose statements have given the transaction
+		// its snapshot: a credential that went with a reset or restore
+		// seen by it gets its 401 rather than what the read made of its
+		// rows being gone (recheck).
+		if rerr := recheck(tx, rs.db, r, q); rerr != nil {
+			return rerr
+		}
 		if err != nil {
 			return err
 		}

@@ -23,9 +23,9 @@ type Request struct {
 
 	tokenStatus string             // accessTokenStatus; "" when not known
 	token       *store.AccessToken // the access token's row, when it resolved
-	// replaced is the store's Replaced count from before the guard
-	// checked the credential (recheck).
-	replaced uint64
+	// replaced is the store's ReplaceMark from before the guard checked
+	// the credential (recheck).
+	replaced store.ReplaceMark
 }
 
 // ID returns the request id, the one sent in the X-Request-Id header.
