@@ -9,8 +9,9 @@ import (
 
 // The members of each object of a check, in the order of the possync
 // types' fields: the names on the wire and which of them may be missing or
-// null. The decoder's switches use the indexes. Adding a field to a check
-// takes a member here and a case in the object's switch below.
+// null, each at the index its constant names. The object's switch below
+// reads a member by that constant. Adding a field to a check takes a
+// constant, a member and a case.
 
 // member is one member of an object on the wire.
 type member struct {
@@ -18,22 +19,72 @@ type member struct {
 	nullable bool
 }
 
+const (
+	checkTableNumber = iota
+	checkCheckNumber
+	checkLocationID
+	checkStaffID
+	checkGuests
+	checkStatus
+	checkTotalAmount
+	checkOutstandingAmount
+	checkServiceChargeAmount
+	checkTipsPaid
+	checkDiscounts
+	checkMenuItems
+)
+
 var checkMembers = [...]member{
-	{"tableNumber", false}, {"checkNumber", false}, {"locationId", false}, {"staffId", false},
-	{"guests", false}, {"status", false}, {"totalAmount", false}, {"outstandingAmount", false},
-	{"serviceChargeAmount", false}, {"tipsPaid", false}, {"discounts", false}, {"menuItems", false},
+	checkTableNumber: {"tableNumber", false}, checkCheckNumber: {"checkNumber", false},
+	checkLocationID: {"locationId", false}, checkStaffID: {"staffId", false},
+	checkGuests: {"guests", false}, checkStatus: {"status", false},
+	checkTotalAmount: {"totalAmount", false}, checkOutstandingAmount: {"outstandingAmount", false},
+	checkServiceChargeAmount: {"serviceChargeAmount", false}, checkTipsPaid: {"tipsPaid", false},
+	checkDiscounts: {"discounts", false}, checkMenuItems: {"menuItems", false},
 }
 
-var discountMembers = [...]member{{"name", false}, {"value", false}}
+const (
+	discountName = iota
+	discountValue
+)
+
+var discountMembers = [...]member{discountName: {"name", false}, discountValue: {"value", false}}
+
+const (
+	itemID = iota
+	itemName
+	itemQuantity
+	itemPrice
+	itemPriceSold
+	itemModifiers
+	itemDiscount
+	itemCategory
+)
 
 var menuItemMembers = [...]member{
-	{"id", false}, {"name", false}, {"quantity", false}, {"price", false}, {"priceSold", false},
-	{"modifiers", true}, {"discount", true}, {"category", false},
+	itemID: {"id", false}, itemName: {"name", false}, itemQuantity: {"quantity", false},
+	itemPrice: {"price", false}, itemPriceSold: {"priceSold", false}, itemModifiers: {"modifiers", true},
+	itemDiscount: {"discount", true}, itemCategory: {"category", false},
 }
 
-var modifierMembers = [...]member{{"id", false}, {"name", false}, {"price", false}, {"modifiers", true}}
+const (
+	modifierID = iota
+	modifierName
+	modifierPrice
+	modifierModifiers
+)
 
-var categoryMembers = [...]member{{"name", false}, {"category", true}}
+var modifierMembers = [...]member{
+	modifierID: {"id", false}, modifierName: {"name", false},
+	modifierPrice: {"price", false}, modifierModifiers: {"modifiers", true},
+}
+
+const (
+	categoryName = iota
+	categoryParent
+)
+
+var categoryMembers = [...]member{categoryName: {"name", false}, categoryParent: {"category", true}}
 
 // lookup returns the index of the member named key, matched as
 // encoding/json matches a struct field (exactly, or else without regard to
@@ -174,29 +225,29 @@ func (d *decoder) array(depth int, elem func(i int) bool) bool {
 func (d *decoder) check(c *possync.Check) bool {
 	return d.object(checkMembers[:], 1, true, func(i int) bool {
 		switch i {
-		case 0:
+		case checkTableNumber:
 			return d.int(&c.TableNumber)
-		case 1:
+		case checkCheckNumber:
 			return d.int64(&c.CheckNumber)
-		case 2:
+		case checkLocationID:
 			return d.int64(&c.LocationID)
-		case 3:
+		case checkStaffID:
 			return d.strField(&c.StaffID)
-		case 4:
+		case checkGuests:
 			return d.int(&c.Guests)
-		case 5:
+		case checkStatus:
 			return d.strField((*string)(&c.Status))
-		case 6:
+		case checkTotalAmount:
 			return d.money(&c.TotalAmount)
-		case 7:
+		case checkOutstandingAmount:
 			return d.money(&c.OutstandingAmount)
-		case 8:
+		case checkServiceChargeAmount:
 			return d.money(&c.ServiceChargeAmount)
-		case 9:
+		case checkTipsPaid:
 			return d.money(&c.TipsPaid)
-		case 10:
+		case checkDiscounts:
 			return d.discounts(&c.Discounts)
-		case 11:
+		case checkMenuItems:
 			return d.menuItems(&c.MenuItems)
 		}
 		return false
@@ -225,14 +276,22 @@ func (d *decoder) element(name string, i int, report bool, read func() bool) boo
 	})
 }
 
-func (d *decoder) discounts(out *[]possync.Discount) bool {
-	ds := []possync.Discount{}
-	ok := d.array(2, func(i int) bool {
-		ds = append(ds, possync.Discount{})
-		return d.element("discounts", i, true, func() bool { return d.discount(&ds[i], 3) })
+// list reads into *out the array, at depth, that is the member name of
+// the value being read, each element with read. An empty array is an
+// empty slice, as encoding/json has it; report says whether a null
+// element is noted as required.
+func list[T any](d *decoder, out *[]T, name string, depth int, report bool, read func(v *T) bool) bool {
+	vs := []T{}
+	ok := d.array(depth, func(i int) bool {
+		vs = append(vs, *new(T))
+		return d.element(name, i, report, func() bool { return read(&vs[i]) })
 	})
-	*out = ds
+	*out = vs
 	return ok
+}
+
+func (d *decoder) discounts(out *[]possync.Discount) bool {
+	return list(d, out, "discounts", 2, true, func(v *possync.Discount) bool { return d.discount(v, 3) })
 }
 
 // discount reads the discount at d.at(): an element of the check's
@@ -240,9 +299,9 @@ func (d *decoder) discounts(out *[]possync.Discount) bool {
 func (d *decoder) discount(v *possync.Discount, depth int) bool {
 	return d.object(discountMembers[:], depth, true, func(i int) bool {
 		switch i {
-		case 0:
+		case discountName:
 			return d.strField(&v.Name)
-		case 1:
+		case discountValue:
 			return d.money(&v.Value)
 		}
 		return false
@@ -277,22 +336,22 @@ func (d *decoder) menuItem(m *possync.MenuItem) bool {
 	const depth = 3 // body, menuItems, item
 	return d.object(menuItemMembers[:], depth, true, func(i int) bool {
 		switch i {
-		case 0:
+		case itemID:
 			return d.int64(&m.ID)
-		case 1:
+		case itemName:
 			return d.strField(&m.Name)
-		case 2:
+		case itemQuantity:
 			return d.int(&m.Quantity)
-		case 3:
+		case itemPrice:
 			return d.money(&m.Price)
-		case 4:
+		case itemPriceSold:
 			return d.money(&m.PriceSold)
-		case 5:
+		case itemModifiers:
 			return d.modifiers(&m.Modifiers, depth, 1)
-		case 6:
+		case itemDiscount:
 			m.Discount = new(possync.Discount)
 			return d.member("discount", func() bool { return d.discount(m.Discount, depth+1) })
-		case 7:
+		case itemCategory:
 			return d.member("category", func() bool { return d.category(&m.Category, depth+1, 1) })
 		}
 		return false
@@ -309,26 +368,21 @@ func reported(level int) bool { return level <= possync.MaxNesting+1 }
 // modifiers reads the modifiers of the item or modifier at d.at(), whose
 // object is at depth; level is the level of the list.
 func (d *decoder) modifiers(out *[]possync.Modifier, depth, level int) bool {
-	ms := []possync.Modifier{}
-	report := reported(level)
-	ok := d.array(depth+1, func(i int) bool {
-		ms = append(ms, possync.Modifier{})
-		return d.element("modifiers", i, report, func() bool { return d.modifier(&ms[i], depth+2, level) })
+	return list(d, out, "modifiers", depth+1, reported(level), func(m *possync.Modifier) bool {
+		return d.modifier(m, depth+2, level)
 	})
-	*out = ms
-	return ok
 }
 
 func (d *decoder) modifier(m *possync.Modifier, depth, level int) bool {
 	return d.object(modifierMembers[:], depth, reported(level), func(i int) bool {
 		switch i {
-		case 0:
+		case modifierID:
 			return d.int64(&m.ID)
-		case 1:
+		case modifierName:
 			return d.strField(&m.Name)
-		case 2:
+		case modifierPrice:
 			return d.money(&m.Price)
-		case 3:
+		case modifierModifiers:
 			return d.modifiers(&m.Modifiers, depth, level+1)
 		}
 		return false
@@ -339,9 +393,9 @@ func (d *decoder) modifier(m *possync.Modifier, depth, level int) bool {
 func (d *decoder) category(c *possync.Category, depth, level int) bool {
 	return d.object(categoryMembers[:], depth, reported(level), func(i int) bool {
 		switch i {
-		case 0:
+		case categoryName:
 			return d.strField(&c.Name)
-		case 1:
+		case categoryParent:
 			c.Category = new(possync.Category)
 			return d.member("category", func() bool { return d.category(c.Category, depth+1, level+1) })
 		}
