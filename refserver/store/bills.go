@@ -1,7 +1,6 @@
 package store
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
 )
@@ -79,47 +78,26 @@ const (
 // ClosedBills reads the closed bills of a location whose last_updated
 // lies in [from, to] (Unix seconds, both included), ordered by last_updated
 // then bill_id, one row at a time: a list of tens of thousands of bills
-// goes to the response as it is read, never held whole in memory.
+// goes to the response as it is read, never held whole in memory. It
+// stops, with the error, once the transaction's context has ended.
 type ClosedBills struct {
-	ctx         context.Context
-	rows        *sql.Rows
-	n           int
+	rows        *rows
 	billID      sql.RawBytes
 	lastUpdated int64
 	err         error
 }
 
-// closedBillsCheck is how many rows ClosedBills reads between two looks at
-// the transaction's context.
-const closedBillsCheck = 1024
-
-// ClosedBills starts the read; the caller must Close it. The statement
-// runs under a context that is never cancelled: go-sqlite3 steps each row
-// of a cancellable one in a goroutine of its own, which was most of the
-// cost of a long list. The read looks at the transaction's context itself
-// every closedBillsCheck rows instead, and stops with its error.
+// ClosedBills starts the read; the caller must Close it.
 func (tx *Tx) ClosedBills(locationID, from, to int64) (*ClosedBills, error) {
-	ctx := context.WithoutCancel(tx.ctx)
-	var (
-		rows *sql.Rows
-		err  error
-	)
-	if st := tx.stmt(listClosedBillsSQL); st != nil {
-		rows, err = st.QueryContext(ctx, locationID, from, to)
-	} else {
-		rows, err = tx.tx.QueryContext(ctx, listClosedBillsSQL, locationID, from, to)
-	}
+	rows, err := tx.query(listClosedBillsSQL, locationID, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("list closed bills: %w", err)
 	}
-	return &ClosedBills{ctx: tx.ctx, rows: rows}, nil
+	return &ClosedBills{rows: rows}, nil
 }
 
 // Next moves to the next bill, and reports whether there is one.
 func (c *ClosedBills) Next() bool {
-	if c.n++; c.n%closedBillsCheck == 0 && c.err == nil {
-		c.err = c.ctx.Err()
-	}
 	if c.err != nil || !c.rows.Next() {
 		return false
 	}

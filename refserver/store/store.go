@@ -281,24 +281,49 @@ func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
 	return db.w.do(ctx, fn)
 }
 
+// run runs fn in a transaction of pool. The wait for a connection ends
+// with ctx, but the transaction and its statements run under ctx without
+// its cancellation: with a context that can end, go-sqlite3 runs BEGIN and
+// every step of a row in a goroutine of its own (so that it can interrupt
+// SQLite), and database/sql watches every query with one more; together
+// they were most of the cost of a read that returns many rows, and a good
+// part of one that returns few. A read still stops when ctx ends, at its
+// next row (rows.Next).
 func (db *DB) run(ctx context.Context, pool *sql.DB, stmts *stmtCache, fn func(tx *Tx) error) error {
-	stx, err := pool.BeginTx(ctx, nil)
+	conn, err := pool.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
-	tx := &Tx{db: db, tx: stx, stmts: stmts, ctx: ctx, now: db.now()}
-	if err := fn(tx); err != nil {
-		_ = stx.Rollback()
+	tx, err := db.runOn(ctx, conn, stmts, fn)
+	// The connection goes back to the pool before the statements are
+	// compiled: an in-memory database's pool has no other.
+	_ = conn.Close()
+	if err != nil {
 		return err
-	}
-	if err := stx.Commit(); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
 	}
 	stmts.prepareMissed()
 	for _, f := range tx.afterCommit {
 		f()
 	}
 	return nil
+}
+
+// runOn runs fn in a transaction on conn and commits it.
+func (db *DB) runOn(ctx context.Context, conn *sql.Conn, stmts *stmtCache, fn func(tx *Tx) error) (*Tx, error) {
+	sctx := context.WithoutCancel(ctx)
+	stx, err := conn.BeginTx(sctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("store: begin: %w", err)
+	}
+	tx := &Tx{db: db, tx: stx, stmts: stmts, ctx: ctx, sctx: sctx, now: db.now()}
+	if err := fn(tx); err != nil {
+		_ = stx.Rollback()
+		return nil, err
+	}
+	if err := stx.Commit(); err != nil {
+		return nil, fmt.Errorf("store: commit: %w", err)
+	}
+	return tx, nil
 }
 
 // scanner is what the scan functions read a row from: a *sql.Row or the
@@ -308,8 +333,42 @@ type scanner interface{ Scan(dest ...any) error }
 // scanString scans a row of one text column, for collect.
 func scanString(sc scanner, s *string) error { return sc.Scan(s) }
 
+// rows is the result of Tx.query: *sql.Rows that looks at the
+// transaction's context before each row and stops with its error once it
+// has ended. The statement itself runs under a context that never ends
+// (see DB.run), so this is what stops a long read whose client has gone.
+type rows struct {
+	*sql.Rows
+	ctx context.Context
+	err error // the context's, once it ended
+}
+
+// Next moves to the next row, and reports whether there is one.
+func (r *rows) Next() bool {
+	if r.err == nil {
+		r.err = r.ctx.Err()
+	}
+	return r.err == nil && r.Rows.Next()
+}
+
+// Err returns the error that ended the rows early, if any.
+func (r *rows) Err() error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.Rows.Err()
+}
+
+// resultRows is what collect reads: the rows of Tx.query, or *sql.Rows.
+type resultRows interface {
+	scanner
+	Next() bool
+	Err() error
+	Close() error
+}
+
 // collect reads every row of rows with scan, and closes rows.
-func collect[T any](rows *sql.Rows, scan func(sc scanner, v *T) error) ([]T, error) {
+func collect[T any](rows resultRows, scan func(sc scanner, v *T) error) ([]T, error) {
 	defer rows.Close()
 	var out []T
 	for rows.Next() {
@@ -331,8 +390,11 @@ type Tx struct {
 	// bound holds the statements already bound to tx, when several Tx
 	// values share tx (the functions of one write batch): binding a
 	// statement to a transaction makes a new sql.Stmt each time.
-	bound       map[string]*sql.Stmt
-	ctx         context.Context
+	bound map[string]*sql.Stmt
+	// ctx is the caller's context; sctx, the same without its
+	// cancellation, is what the statements run under (see DB.run). For
+	// a write both never end: a write is never interrupted (writer.go).
+	ctx, sctx   context.Context
 	now         time.Time
 	afterCommit []func()
 	atEndFns    []func() // see atEnd
@@ -370,23 +432,32 @@ func (tx *Tx) atEnd(f func()) { tx.atEndFns = append(tx.atEndFns, f) }
 // execScript.
 func (tx *Tx) exec(query string, args ...any) (sql.Result, error) {
 	if st := tx.stmt(query); st != nil {
-		return st.ExecContext(tx.ctx, args...)
+		return st.ExecContext(tx.sctx, args...)
 	}
-	return tx.tx.ExecContext(tx.ctx, query, args...)
+	return tx.tx.ExecContext(tx.sctx, query, args...)
 }
 
-func (tx *Tx) query(query string, args ...any) (*sql.Rows, error) {
+func (tx *Tx) query(query string, args ...any) (*rows, error) {
+	var (
+		r   *sql.Rows
+		err error
+	)
 	if st := tx.stmt(query); st != nil {
-		return st.QueryContext(tx.ctx, args...)
+		r, err = st.QueryContext(tx.sctx, args...)
+	} else {
+		r, err = tx.tx.QueryContext(tx.sctx, query, args...)
 	}
-	return tx.tx.QueryContext(tx.ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return &rows{Rows: r, ctx: tx.ctx}, nil
 }
 
 func (tx *Tx) queryRow(query string, args ...any) *sql.Row {
 	if st := tx.stmt(query); st != nil {
-		return st.QueryRowContext(tx.ctx, args...)
+		return st.QueryRowContext(tx.sctx, args...)
 	}
-	return tx.tx.QueryRowContext(tx.ctx, query, args...)
+	return tx.tx.QueryRowContext(tx.sctx, query, args...)
 }
 
 // stmt returns query's compiled statement bound to tx, or nil when it is
@@ -399,7 +470,7 @@ func (tx *Tx) stmt(query string) *sql.Stmt {
 	if st == nil {
 		return nil
 	}
-	st = tx.tx.StmtContext(tx.ctx, st)
+	st = tx.tx.StmtContext(tx.sctx, st)
 	if tx.bound != nil {
 		tx.bound[query] = st
 	}
@@ -409,7 +480,7 @@ func (tx *Tx) stmt(query string) *sql.Stmt {
 // execScript runs SQL text that may hold several statements (migrations)
 // or that is built at run time, without caching it.
 func (tx *Tx) execScript(script string) (sql.Result, error) {
-	return tx.tx.ExecContext(tx.ctx, script)
+	return tx.tx.ExecContext(tx.sctx, script)
 }
 
 // notFound maps sql.ErrNoRows to ErrNotFound.

@@ -315,7 +315,7 @@ func (w *writer) run(batch []*writeJob) (committed bool) {
 	}
 	savepoints := len(batch) > 1
 	bound := make(map[string]*sql.Stmt)
-	sp := &Tx{db: w.db, tx: stx, stmts: w.db.writeS, bound: bound, ctx: bg} // runs the savepoint statements
+	sp := &Tx{db: w.db, tx: stx, stmts: w.db.writeS, bound: bound, ctx: bg, sctx: bg} // runs the savepoint statements
 	exec := func(query string) error {
 		_, err := sp.exec(query)
 		return err
@@ -340,7 +340,8 @@ func (w *writer) run(batch []*writeJob) (committed bool) {
 				return
 			}
 		}
-		j.tx = &Tx{db: w.db, tx: stx, stmts: w.db.writeS, bound: bound, ctx: context.WithoutCancel(j.ctx), now: w.db.now()}
+		ctx := context.WithoutCancel(j.ctx)
+		j.tx = &Tx{db: w.db, tx: stx, stmts: w.db.writeS, bound: bound, ctx: ctx, sctx: ctx, now: w.db.now()}
 		j.panic, j.err = runJob(j.fn, j.tx)
 		switch {
 		case j.err == nil && j.panic == nil:
