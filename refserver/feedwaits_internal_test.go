@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
 )
@@ -24,7 +25,15 @@ func TestFeedWaitsHoldNoInFlightPlace(t *testing.T) {
 		c.MaxFeedWaits = 5
 		c.MaxFeedWaitsPerKey = 3
 		c.inFlightWait = func() { queued.Add(1) }
+		// The server's calls to its own demo POS hold places too: only
+		// those of the start run, and the test waits for them to end.
+		c.POSHealthInterval, c.MenuSyncInterval = time.Hour, time.Hour
 	})
+	started, cancelStart := context.WithTimeout(context.Background(), time.Minute)
+	defer cancelStart()
+	if err := ts.sched.CatchUp(started); err != nil {
+		t.Fatalf("the start-up checks of the demo POS: %v", err)
+	}
 	// The parked requests end when the test does.
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
