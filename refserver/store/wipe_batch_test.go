@@ -125,3 +125,31 @@ func TestRestoreIsUnderWayUntilItEnds(t *testing.T) {
 		t.Error("replaced since a mark taken after the restore ended")
 	}
 }
+
+// TestForeignKeysAfterWipeAndRestore: the writer still enforces foreign
+// keys after a wipe (which defers them within its transaction) and after
+// a restore (which copies over the whole file): a token of a user that
+// does not exist is refused, as a foreign key violation.
+func TestForeignKeysAfterWipeAndRestore(t *testing.T) {
+	t.Parallel()
+	db := openTest(t, filepath.Join(t.TempDir(), "fk.db"), nil)
+	path := filepath.Join(t.TempDir(), "copy.sqlite")
+	if _, err := db.CopyToFile(t.Context(), path); err != nil {
+		t.Fatal(err)
+	}
+	orphan := func(what string) {
+		t.Helper()
+		err := db.Write(t.Context(), func(tx *Tx) error { return tx.InsertUserToken(HashSecret(what), 999, nil) })
+		if !IsForeignKeyViolation(err) {
+			t.Errorf("a token of a missing user after a %s: %v, want a foreign key violation", what, err)
+		}
+	}
+	if err := db.Write(t.Context(), func(tx *Tx) error { return tx.WipeData() }); err != nil {
+		t.Fatal(err)
+	}
+	orphan("wipe")
+	if err := db.RestoreFile(t.Context(), path, nil); err != nil {
+		t.Fatal(err)
+	}
+	orphan("restore")
+}
