@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"database/sql"
@@ -13,14 +12,13 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/hospo-dev/hospo-go/internal/syncbuf"
+	"github.com/hospo-dev/hospo-go/internal/bintest"
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
@@ -46,9 +44,9 @@ func TestCrashRecovery(t *testing.T) {
 	dbPath := filepath.Join(dir, "crash.db")
 
 	srv := startBinary(t, bin, dbPath)
-	setup := newCrashSetup(t, srv.url)
+	setup := newCrashSetup(t, srv.URL)
 	ld := &load{setup: setup, hc: &http.Client{Timeout: 10 * time.Second}}
-	ld.base.Store(&srv.url)
+	ld.base.Store(&srv.URL)
 	ctx, stop := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
 	const workers = 4
@@ -59,19 +57,19 @@ func TestCrashRecovery(t *testing.T) {
 	const kills = 4
 	for k := range kills {
 		ld.waitProgress(t, 100) // successful requests since this start
-		srv.kill(t)
+		kill(t, srv)
 		t.Logf("kill %d: %d requests answered 2xx so far", k+1, ld.acked.Load())
 		srv = startBinary(t, bin, dbPath)
-		ld.base.Store(&srv.url)
+		ld.base.Store(&srv.URL)
 	}
 	ld.waitProgress(t, 100)
 	stop()
 	wg.Wait()
 
 	// Everything acknowledged is served by the restarted server...
-	ld.verifyUsers(t, srv.url)
+	ld.verifyUsers(t, srv.URL)
 	// ...and is in the file after one last crash.
-	srv.kill(t)
+	kill(t, srv)
 	db, err := sql.Open("sqlite3", dbPath+"?_busy_timeout=5000")
 	if err != nil {
 		t.Fatal(err)
@@ -89,96 +87,30 @@ func TestCrashRecovery(t *testing.T) {
 		ld.acked.Load(), kills+1, len(ld.checks), len(ld.users), len(ld.payments), len(ld.heartbeats))
 }
 
-// buildRefserver builds the server binary into dir, with the race detector
-// when the test itself has it (so the build reuses the test's compiled
-// packages instead of compiling go-sqlite3 a second time).
+// buildRefserver builds the server binary into dir.
 func buildRefserver(t *testing.T, dir string) string {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go command to build the server with: %v", err)
-	}
-	gomod, err := exec.Command(goBin, "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatalf("go env GOMOD: %v", err)
-	}
-	bin := filepath.Join(dir, "refserver")
-	args := []string{"build", "-o", bin}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command(goBin, append(args, "./refserver/cmd/refserver")...)
-	cmd.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// binary is a running refserver process.
-type binary struct {
-	cmd    *exec.Cmd
-	url    string
-	stderr *syncbuf.Buffer
+	return bintest.Build(t, dir, "./refserver/cmd/refserver")
 }
 
 // startBinary starts the server on dbPath, on ports the system picks, and
 // returns once its banner names its HTTP address.
-func startBinary(t *testing.T, bin, dbPath string) *binary {
+func startBinary(t *testing.T, bin, dbPath string) *bintest.Server {
 	t.Helper()
-	b := &binary{stderr: &syncbuf.Buffer{}}
-	b.cmd = exec.Command(bin, "-db", dbPath, "-addr", "127.0.0.1:0", "-tls-addr", "127.0.0.1:0",
-		"-admin-key", crashAdminKey, "-log-level", "warn", "-rate-limit", "0")
-	b.cmd.Stderr = b.stderr
-	stdout, err := b.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.cmd.Start(); err != nil {
-		t.Fatalf("start refserver: %v", err)
-	}
-	t.Cleanup(func() {
-		if b.cmd.ProcessState == nil {
-			_ = b.cmd.Process.Kill()
-			_ = b.cmd.Wait()
-		}
-	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			// "  HTTP       http://127.0.0.1:41234"
-			if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == "HTTP" && strings.HasPrefix(f[1], "http://") {
-				found <- f[1]
-				break
-			}
-		}
-		close(found)
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case u, ok := <-found:
-		if !ok {
-			_ = b.cmd.Wait()
-			t.Fatalf("refserver exited before serving:\n%s", b.stderr)
-		}
-		b.url = u
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("refserver did not start:\n%s", b.stderr)
-	}
-	return b
+	return bintest.Start(t, exec.Command(bin, "-db", dbPath, "-addr", "127.0.0.1:0", "-tls-addr", "127.0.0.1:0",
+		"-admin-key", crashAdminKey, "-log-level", "warn", "-rate-limit", "0"))
 }
 
 // kill ends the process with SIGKILL and reaps it.
-func (b *binary) kill(t *testing.T) {
+func kill(t *testing.T, b *bintest.Server) {
 	t.Helper()
-	if err := b.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := b.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatalf("kill: %v", err)
 	}
-	err := b.cmd.Wait()
+	err := b.Cmd.Wait()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-		t.Fatalf("refserver ended with %v, not by SIGKILL; stderr:\n%s", err, b.stderr)
+		t.Fatalf("refserver ended with %v, not by SIGKILL; stderr:\n%s", err, b.Stderr)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/events"
-	"github.com/hospo-dev/hospo-go/internal/sdktest"
+	"github.com/hospo-dev/hospo-go/internal/eventstest"
 	"github.com/hospo-dev/hospo-go/possync"
 	"github.com/hospo-dev/hospo-go/sandbox"
 	"github.com/hospo-dev/hospo-go/wallet"
@@ -38,7 +38,7 @@ func TestWebhookDeliveryPendingAtSIGKILLIsDeliveredAfterRestart(t *testing.T) {
 	ctx := t.Context()
 
 	srv := startBinary(t, bin, dbPath)
-	sb, _ := crashClients(t, srv.url, "")
+	sb, _ := crashClients(t, srv.URL, "")
 	loc, err := sb.CreateLocation(ctx, sandbox.CreateLocationRequest{Name: "Killed Kitchen", Gateway: wallet.ProviderB})
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +47,7 @@ func TestWebhookDeliveryPendingAtSIGKILLIsDeliveredAfterRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, svc := crashClients(t, srv.url, key.APIKey)
+	_, svc := crashClients(t, srv.URL, key.APIKey)
 
 	// The receiver is up but failing until told otherwise.
 	var (
@@ -74,7 +74,7 @@ func TestWebhookDeliveryPendingAtSIGKILLIsDeliveredAfterRestart(t *testing.T) {
 	})
 	handler.Store(&h)
 
-	pos := possync.NewService(newClient(t, srv.url, client.WithAccessToken(loc.POSAccessToken)))
+	pos := possync.NewService(newClient(t, srv.URL, client.WithAccessToken(loc.POSAccessToken)))
 	if _, err := pos.Heartbeat(ctx, loc.LocationID); err != nil {
 		t.Fatal(err)
 	}
@@ -84,9 +84,9 @@ func TestWebhookDeliveryPendingAtSIGKILLIsDeliveredAfterRestart(t *testing.T) {
 	}
 	ev := page.Events[0]
 	pending := func(d events.Delivery) bool { return d.Status == events.DeliveryPending && d.Attempts >= 1 }
-	waitDelivery(t, svc, wh.Webhook.WebhookID, ev.ID, pending)
+	eventstest.WaitDelivery(t, svc, wh.Webhook.WebhookID, ev.ID, pending)
 
-	srv.kill(t)
+	kill(t, srv)
 	secret := []byte(strings.TrimPrefix(wh.Secret, "whsec_"))
 	for _, p := range []string{dbPath, dbPath + "-wal"} {
 		b, err := os.ReadFile(p)
@@ -99,12 +99,12 @@ func TestWebhookDeliveryPendingAtSIGKILLIsDeliveredAfterRestart(t *testing.T) {
 	}
 
 	srv = startBinary(t, bin, dbPath)
-	sb, svc = crashClients(t, srv.url, key.APIKey)
+	sb, svc = crashClients(t, srv.URL, key.APIKey)
 	failing.Store(false)
 	if _, err := sb.AdvanceClock(ctx, time.Hour); err != nil { // past any retry's time
 		t.Fatal(err)
 	}
-	d := waitDelivery(t, svc, wh.Webhook.WebhookID, ev.ID, func(d events.Delivery) bool { return d.Status == events.DeliveryDelivered })
+	d := eventstest.WaitDelivery(t, svc, wh.Webhook.WebhookID, ev.ID, func(d events.Delivery) bool { return d.Status == events.DeliveryDelivered })
 	if d.Attempts < 2 || d.LastStatusCode == nil || *d.LastStatusCode != http.StatusNoContent {
 		t.Errorf("delivered after the restart: %+v", d)
 	}
@@ -131,25 +131,4 @@ func crashClients(t *testing.T, base, apiKey string) (*sandbox.Service, *events.
 	t.Helper()
 	return sandbox.NewService(newClient(t, base, client.WithAdminKey(crashAdminKey))),
 		events.NewService(newClient(t, base, client.WithAPIKey(apiKey)))
-}
-
-// waitDelivery waits until the webhook's delivery of eventID satisfies
-// cond, and returns it.
-func waitDelivery(t *testing.T, svc *events.Service, webhookID, eventID string, cond func(events.Delivery) bool) events.Delivery {
-	t.Helper()
-	var d events.Delivery
-	sdktest.Eventually(t, "the delivery of "+eventID, func() bool {
-		ds, err := svc.ListDeliveries(t.Context(), webhookID, events.DeliveryQuery{})
-		if err != nil {
-			t.Fatalf("ListDeliveries: %v", err)
-		}
-		for _, x := range ds {
-			if x.EventID == eventID {
-				d = x
-				return cond(x)
-			}
-		}
-		return false
-	})
-	return d
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/events"
+	"github.com/hospo-dev/hospo-go/internal/eventstest"
 	"github.com/hospo-dev/hospo-go/internal/sdktest"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/sandbox"
@@ -69,25 +70,10 @@ func (w *world) subscribe(t *testing.T, rc *receiver, types ...events.Type) *eve
 }
 
 // delivery waits until the webhook's delivery of event eventID satisfies
-// cond (the attempt is recorded after the receiver answered) and returns
-// it.
+// cond and returns it.
 func (w *world) delivery(t *testing.T, webhookID, eventID string, cond func(events.Delivery) bool) events.Delivery {
 	t.Helper()
-	var d events.Delivery
-	sdktest.Eventually(t, "the delivery of "+eventID, func() bool {
-		ds, err := w.events.ListDeliveries(t.Context(), webhookID, events.DeliveryQuery{})
-		if err != nil {
-			t.Fatalf("ListDeliveries: %v", err)
-		}
-		for _, x := range ds {
-			if x.EventID == eventID {
-				d = x
-				return cond(x)
-			}
-		}
-		return false
-	})
-	return d
+	return eventstest.WaitDelivery(t, w.events, webhookID, eventID, cond)
 }
 
 // feed reads the whole feed of the world's key with Feed.All.

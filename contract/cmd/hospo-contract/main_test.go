@@ -1,21 +1,19 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/contract"
+	"github.com/hospo-dev/hospo-go/internal/bintest"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/sandbox"
 )
@@ -100,8 +98,8 @@ func TestBinaryAgainstRefserverBinary(t *testing.T) {
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	refserver := build(t, dir, "./refserver/cmd/refserver")
-	hospoContract := build(t, dir, "./contract/cmd/hospo-contract")
+	refserver := bintest.Build(t, dir, "./refserver/cmd/refserver")
+	hospoContract := bintest.Build(t, dir, "./contract/cmd/hospo-contract")
 	base := startRefserver(t, refserver)
 
 	junit := filepath.Join(dir, "contract.xml")
@@ -130,71 +128,10 @@ func lastLine(s string) string {
 	return lines[len(lines)-1]
 }
 
-// build builds the package pkg of the module into dir, with -race when
-// this test has it.
-func build(t *testing.T, dir, pkg string) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go command to build with: %v", err)
-	}
-	gomod, err := exec.Command(goBin, "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatalf("go env GOMOD: %v", err)
-	}
-	bin := filepath.Join(dir, filepath.Base(pkg))
-	args := []string{"build", "-o", bin}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command(goBin, append(args, pkg)...)
-	cmd.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-	}
-	return bin
-}
-
 // startRefserver starts the refserver binary on an in-memory database and
 // free ports, and returns its HTTP base URL once its banner names it.
 func startRefserver(t *testing.T, bin string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "-db", ":memory:", "-addr", "127.0.0.1:0", "-tls-addr", "127.0.0.1:0",
-		"-admin-key", "binary-admin-key", "-log-level", "warn")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start refserver: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			// "  HTTP       http://127.0.0.1:41234"
-			if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == "HTTP" && strings.HasPrefix(f[1], "http://") {
-				found <- f[1]
-				break
-			}
-		}
-		close(found)
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case u, ok := <-found:
-		if !ok {
-			t.Fatalf("refserver exited before serving")
-		}
-		return u
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("refserver did not start")
-	}
-	return ""
+	return bintest.Start(t, exec.Command(bin, "-db", ":memory:", "-addr", "127.0.0.1:0", "-tls-addr", "127.0.0.1:0",
+		"-admin-key", "binary-admin-key", "-log-level", "warn")).URL
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,13 +10,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/hospo-dev/hospo-go/internal/syncbuf"
+	"github.com/hospo-dev/hospo-go/internal/bintest"
 )
 
 // runAsRefserver, set in the environment of a copy of this test binary,
@@ -115,22 +113,8 @@ func TestBinaryExportsOverOTLP(t *testing.T) {
 		"OTEL_SERVICE_NAME=sandbox-under-test",
 		"OTEL_METRIC_EXPORT_INTERVAL=3600000", // only the export at shutdown
 	)
-	stderr := &syncbuf.Buffer{}
-	cmd.Stderr = stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	base := bannerURL(t, stdout, stderr)
+	srv := bintest.Start(t, cmd)
+	base := srv.URL
 
 	if got := getStatus(t, base+"/v1/location/1"); got != http.StatusOK {
 		t.Fatalf("GET /v1/location/1: %d", got)
@@ -151,7 +135,7 @@ func TestBinaryExportsOverOTLP(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("refserver: %v\n%s", err, stderr)
+		t.Fatalf("refserver: %v\n%s", err, srv.Stderr)
 	}
 
 	rc.mu.Lock()
@@ -195,33 +179,4 @@ func TestBinaryRefusesAnotherOTLPProtocol(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "OTEL_EXPORTER_OTLP_PROTOCOL=grpc") {
 		t.Fatalf("refserver with OTLP over grpc: %v\n%s", err, out)
 	}
-}
-
-// bannerURL reads the start-up banner from stdout until it names the HTTP
-// base URL, and then drains the rest.
-func bannerURL(t *testing.T, stdout io.Reader, stderr *syncbuf.Buffer) string {
-	t.Helper()
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			// "  HTTP       http://127.0.0.1:41234"
-			if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == "HTTP" && strings.HasPrefix(f[1], "http://") {
-				found <- f[1]
-				break
-			}
-		}
-		close(found)
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case u, ok := <-found:
-		if !ok {
-			t.Fatalf("refserver exited before serving:\n%s", stderr)
-		}
-		return u
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("refserver did not start:\n%s", stderr)
-	}
-	return ""
 }
