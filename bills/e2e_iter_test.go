@@ -13,7 +13,6 @@ import (
 
 	"github.com/hospo-dev/hospo-go/bills"
 	"github.com/hospo-dev/hospo-go/possync"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
@@ -156,7 +155,7 @@ func TestE2EAllContextCancel(t *testing.T) {
 // quietWorkers pushes the server's periodic POS health checks and menu
 // syncs beyond the test, so that their connections do not move the
 // goroutine count.
-func quietWorkers(c *refserver.Config) {
+func quietWorkers(c *refservertest.Options) {
 	c.POSHealthInterval = time.Hour
 	c.MenuSyncInterval = time.Hour
 }

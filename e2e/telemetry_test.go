@@ -14,7 +14,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hospo-dev/hospo-go/client"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/wallet"
@@ -31,7 +30,7 @@ func TestTraceContinuesFromSDKIntoServer(t *testing.T) {
 	cliTP := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(cliSpans))
 	srvReader := sdkmetric.NewManualReader()
 	srvMP := sdkmetric.NewMeterProvider(sdkmetric.WithReader(srvReader))
-	env := refservertest.Start(t, func(c *refserver.Config) {
+	env := refservertest.Start(t, func(c *refservertest.Options) {
 		c.TracerProvider, c.MeterProvider = srvTP, srvMP
 	})
 	ctx := context.Background()

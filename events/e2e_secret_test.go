@@ -13,7 +13,6 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/events"
 	"github.com/hospo-dev/hospo-go/internal/syncbuf"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 )
 
@@ -46,7 +45,7 @@ func (b *bodyRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestE2ESecretIsShownOnce(t *testing.T) {
 	t.Parallel()
 	var logs syncbuf.Buffer
-	env := refservertest.Start(t, refservertest.WithFrozenClock(), func(c *refserver.Config) {
+	env := refservertest.Start(t, refservertest.WithFrozenClock(), func(c *refservertest.Options) {
 		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
 	rec := &bodyRecorder{}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/events"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 )
 
@@ -19,7 +18,7 @@ import (
 func TestE2ESpansAreNamedByRoute(t *testing.T) {
 	t.Parallel()
 	srvSpans, cliSpans := tracetest.NewSpanRecorder(), tracetest.NewSpanRecorder()
-	env := refservertest.Start(t, func(c *refserver.Config) {
+	env := refservertest.Start(t, func(c *refservertest.Options) {
 		c.TracerProvider = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(srvSpans))
 	})
 	w := newWorldOn(t, env, client.WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(cliSpans))))

@@ -13,7 +13,6 @@ import (
 	"github.com/hospo-dev/hospo-go/events"
 	"github.com/hospo-dev/hospo-go/fulfillment"
 	"github.com/hospo-dev/hospo-go/possync"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/sandbox"
 	"github.com/hospo-dev/hospo-go/wallet"
@@ -29,7 +28,7 @@ func TestE2EEachEventType(t *testing.T) {
 	t.Parallel()
 	// SetDemoPOS has the POS monitor check the POS at once, also while an
 	// earlier check of it is running: no periodic check is needed.
-	env := refservertest.Start(t, func(c *refserver.Config) { c.POSHealthInterval = time.Hour })
+	env := refservertest.Start(t, func(c *refservertest.Options) { c.POSHealthInterval = time.Hour })
 	w := newWorldOn(t, env)
 	ctx := t.Context()
 	rc := newReceiver(t)

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hospo-dev/hospo-go/fulfillment"
 	"github.com/hospo-dev/hospo-go/internal/sdktest"
-	"github.com/hospo-dev/hospo-go/refserver"
+	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 )
 
 var collect = fulfillment.CollectionByCustomer{CollectionTime: e2eTime, Name: "Ann", Phone: "1", OrderReference: "K-9"}
@@ -65,7 +65,7 @@ func TestDispatchRejectedE2E(t *testing.T) {
 // A POS that always answers 503 gets exactly ten tries.
 func TestDispatchGivesUpAfterTenTriesE2E(t *testing.T) {
 	t.Parallel()
-	e := startEnv(t, func(c *refserver.Config) {
+	e := startEnv(t, func(c *refservertest.Options) {
 		c.OrderRetryBase = time.Millisecond
 		c.OrderRetryMax = 4 * time.Millisecond
 	})
@@ -103,7 +103,7 @@ func TestDispatchResumesAfterRestartE2E(t *testing.T) {
 	t.Parallel()
 	// Retries an hour apart: nothing but the restarted server's poll of the
 	// database (after the clock is moved) can deliver the order.
-	e := startEnv(t, func(c *refserver.Config) {
+	e := startEnv(t, func(c *refservertest.Options) {
 		c.OrderRetryBase = time.Hour
 		c.OrderRetryMax = 2 * time.Hour
 	})

@@ -18,7 +18,6 @@ import (
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/fulfillment"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/universalpos"
 )
@@ -147,12 +146,12 @@ type env struct {
 }
 
 // fastRetries makes the dispatcher's backoff short, for tests.
-func fastRetries(c *refserver.Config) {
+func fastRetries(c *refservertest.Options) {
 	c.OrderRetryBase = 5 * time.Millisecond
 	c.OrderRetryMax = 20 * time.Millisecond
 }
 
-func startEnv(t *testing.T, opts ...func(*refserver.Config)) *env {
+func startEnv(t *testing.T, opts ...refservertest.Option) *env {
 	t.Helper()
 	e := &env{Env: refservertest.Start(t, opts...), pos: newTestPOS(t)}
 	e.locationID = e.NewVenue(t, refservertest.VenueConfig{

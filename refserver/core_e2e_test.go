@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/hospo-dev/hospo-go/client"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/wallet"
@@ -188,7 +187,7 @@ func TestNoSecretsInDatabase(t *testing.T) {
 
 func TestDocumentsServedAndValidationSkipsAdmin(t *testing.T) {
 	t.Parallel()
-	env := refservertest.Start(t, func(c *refserver.Config) { c.ValidateRequests = true })
+	env := refservertest.Start(t, func(c *refservertest.Options) { c.ValidateRequests = true })
 	for _, p := range []string{"/openapi.json", "/universal-pos/openapi.json"} {
 		resp, err := http.Get(env.URL + p)
 		if err != nil {

@@ -9,7 +9,6 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/outbound"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 )
@@ -21,7 +20,7 @@ func TestWebhookDeliveriesAreCounted(t *testing.T) {
 	t.Parallel()
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	env := refservertest.Start(t, refservertest.WithFrozenClock(), func(c *refserver.Config) { c.MeterProvider = mp })
+	env := refservertest.Start(t, refservertest.WithFrozenClock(), func(c *refservertest.Options) { c.MeterProvider = mp })
 	venue := env.NewVenue(t, refservertest.VenueConfig{})
 	key := venue.NewAPIKey(t)
 	rc := newReceiver(t)

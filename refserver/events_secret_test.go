@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 )
 
@@ -34,7 +33,7 @@ func (s *syncBuffer) String() string {
 func TestWebhookSecretIsShownOnce(t *testing.T) {
 	t.Parallel()
 	var logs syncBuffer
-	env := refservertest.Start(t, refservertest.WithFrozenClock(), func(c *refserver.Config) {
+	env := refservertest.Start(t, refservertest.WithFrozenClock(), func(c *refservertest.Options) {
 		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
 	venue := env.NewVenue(t, refservertest.VenueConfig{})

@@ -18,7 +18,6 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/fulfillment"
 	"github.com/hospo-dev/hospo-go/possync"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/console"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/wallet"
@@ -96,7 +95,7 @@ func loopbackOnly() *http.Client {
 }
 
 func newRouterTarget(f *testing.F) *routerTarget {
-	env := refservertest.Start(f, func(c *refserver.Config) { c.HTTPClient = loopbackOnly() })
+	env := refservertest.Start(f, func(c *refservertest.Options) { c.HTTPClient = loopbackOnly() })
 	fx := env.Fixtures(f)
 	rt := &routerTarget{h: env.Server.Handler(), admin: env.AdminKey, seeds: map[string]string{}}
 	for i := range 2 {

@@ -216,8 +216,8 @@ func (sc posScene) wantNotLogged(t *testing.T, logs *syncBuffer) {
 	}
 }
 
-func loggingTo(logs *syncBuffer) func(*refserver.Config) {
-	return func(c *refserver.Config) {
+func loggingTo(logs *syncBuffer) refservertest.Option {
+	return func(c *refservertest.Options) {
 		c.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/internal/checkfixture"
 	"github.com/hospo-dev/hospo-go/possync"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
@@ -33,7 +32,7 @@ type posFixture struct {
 	svc      *possync.Service
 }
 
-func newPOSFixture(t *testing.T, opts ...func(*refserver.Config)) *posFixture {
+func newPOSFixture(t *testing.T, opts ...refservertest.Option) *posFixture {
 	t.Helper()
 	env := refservertest.Start(t, opts...)
 	v := env.NewVenue(t, refservertest.VenueConfig{Name: "Trattoria"})
@@ -326,7 +325,7 @@ func TestHeartbeatMakesLocationOnline(t *testing.T) {
 	// The virtual clock is real time plus an offset; freezing real time
 	// makes the 6-minute edge exact however slowly the test runs.
 	frozen := time.Now()
-	f := newPOSFixture(t, func(c *refserver.Config) { c.Now = func() time.Time { return frozen } })
+	f := newPOSFixture(t, func(c *refservertest.Options) { c.Now = func() time.Time { return frozen } })
 	// The heartbeat's answer, and a new location offline before its first
 	// heartbeat and online after it: the contract's check.
 	f.env.CheckContract(t, "pos/heartbeat")

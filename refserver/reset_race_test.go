@@ -66,14 +66,14 @@ func send(env *refservertest.Env, method, path string, admin bool, body any) (an
 
 // startOrdered starts a server whose requests' writes can be queued in a
 // known order with queueBehind.
-func startOrdered(t *testing.T, opts ...func(*refserver.Config)) (*refservertest.Env, <-chan struct{}) {
+func startOrdered(t *testing.T, opts ...refservertest.Option) (*refservertest.Env, <-chan struct{}) {
 	queued := make(chan struct{}, 64)
-	opts = append(opts, refserver.WithWriteQueued(func(ctx context.Context) {
+	opts = append(opts, refservertest.WithConfig(refserver.WithWriteQueued(func(ctx context.Context) {
 		// A request's write, not a background worker's.
 		if ctx.Value(http.ServerContextKey) != nil {
 			queued <- struct{}{}
 		}
-	}))
+	})))
 	return refservertest.Start(t, opts...), queued
 }
 
@@ -212,7 +212,7 @@ func TestResetAnswersWithTheFixtureReady(t *testing.T) {
 	unreachable := &http.Client{Transport: roundTripFunc(func(*http.Request) (*http.Response, error) {
 		return nil, errors.New("the POS is unreachable in this test")
 	})}
-	env := refservertest.Start(t, func(c *refserver.Config) { c.HTTPClient = unreachable })
+	env := refservertest.Start(t, func(c *refservertest.Options) { c.HTTPClient = unreachable })
 	orders := fulfillment.NewService(env.Client(t, client.WithAccessToken(env.Fixtures(t).Users[0].AccessToken)))
 	for i := range 3 {
 		if st := env.AdminDo(t, "POST", "/sandbox/reset", nil, nil); st != http.StatusOK {

@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hospo-dev/hospo-go/client"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/refserver/sim"
 )
@@ -141,7 +140,7 @@ func TestAdminKeyRequired(t *testing.T) {
 func TestClock(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2031, 3, 4, 5, 6, 7, 0, time.UTC)
-	env := refservertest.Start(t, func(c *refserver.Config) { c.Now = func() time.Time { return now } })
+	env := refservertest.Start(t, func(c *refservertest.Options) { c.Now = func() time.Time { return now } })
 	type clock struct {
 		ServerTime    int64 `json:"serverTime"`
 		OffsetSeconds int64 `json:"offsetSeconds"`

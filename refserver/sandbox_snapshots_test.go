@@ -15,14 +15,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hospo-dev/hospo-go/client"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/sandbox"
 )
 
 // inMemory is the Start option of a server on ":memory:".
-func inMemory(c *refserver.Config) { c.DBPath = store.MemoryPath }
+func inMemory(c *refservertest.Options) { c.DBPath = store.MemoryPath }
 
 // userMe returns the status of GET /v1/user/me with token, and the user
 // id it answers with.
@@ -56,7 +55,7 @@ func clockOffset(t *testing.T, env *refservertest.Env) int64 {
 // on a database file and in memory alike.
 func TestSnapshotRestore(t *testing.T) {
 	t.Parallel()
-	for name, opts := range map[string][]func(*refserver.Config){"file": nil, "memory": {inMemory}} {
+	for name, opts := range map[string][]refservertest.Option{"file": nil, "memory": {inMemory}} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			env := refservertest.Start(t, opts...)
@@ -227,7 +226,7 @@ func TestSnapshotFileStartsServer(t *testing.T) {
 // deleting removes the snapshot.
 func TestSnapshotErrors(t *testing.T) {
 	t.Parallel()
-	for name, opts := range map[string][]func(*refserver.Config){"file": nil, "memory": {inMemory}} {
+	for name, opts := range map[string][]refservertest.Option{"file": nil, "memory": {inMemory}} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			env := refservertest.Start(t, opts...)

@@ -16,14 +16,13 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/hospo-dev/hospo-go/client"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/universalpos"
 )
 
 // fastPOSMonitor makes the universal POS monitor run in test time.
-func fastPOSMonitor(c *refserver.Config) {
+func fastPOSMonitor(c *refservertest.Options) {
 	c.POSHealthInterval = 100 * time.Millisecond
 	c.MenuSyncInterval = 200 * time.Millisecond
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/hospo-dev/hospo-go/events"
 	"github.com/hospo-dev/hospo-go/fulfillment"
 	"github.com/hospo-dev/hospo-go/possync"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/sandbox"
 )
@@ -29,7 +28,7 @@ const rounds = 100
 func startFrozenSandbox(t *testing.T) (*refservertest.Env, *sandbox.Service) {
 	t.Helper()
 	frozen := time.Now()
-	env := refservertest.Start(t, func(c *refserver.Config) { c.Now = func() time.Time { return frozen } })
+	env := refservertest.Start(t, func(c *refservertest.Options) { c.Now = func() time.Time { return frozen } })
 	return env, sandbox.NewService(env.Client(t, client.WithAdminKey(env.AdminKey)))
 }
 

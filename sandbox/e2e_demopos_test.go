@@ -12,7 +12,6 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/fulfillment"
 	"github.com/hospo-dev/hospo-go/internal/sdktest"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/sandbox"
 	"github.com/hospo-dev/hospo-go/wallet"
@@ -38,7 +37,7 @@ func TestE2EDemoPOSModes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.req.Mode), func(t *testing.T) {
 			t.Parallel()
-			env := refservertest.Start(t, func(c *refserver.Config) {
+			env := refservertest.Start(t, func(c *refservertest.Options) {
 				c.OrderRetryBase, c.OrderRetryMax = 5*time.Millisecond, 20*time.Millisecond
 			})
 			sb := sandbox.NewService(env.Client(t, client.WithAdminKey(env.AdminKey)))

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/hospo-dev/hospo-go/client"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/openapi"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/wallet"
@@ -25,7 +24,7 @@ func TestE2EOpenAPIConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := refservertest.Start(t, func(cfg *refserver.Config) { cfg.TLSURL = "https://" + tln.Addr().String() })
+	env := refservertest.Start(t, func(cfg *refservertest.Options) { cfg.TLSURL = "https://" + tln.Addr().String() })
 	h := openapi.ValidatingHandler(t, env.Server.Handler())
 	plain := httptest.NewServer(h)
 	t.Cleanup(plain.Close)

@@ -10,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hospo-dev/hospo-go/client"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
@@ -199,7 +198,7 @@ func TestE2EProviderDKeyExpiry(t *testing.T) {
 // send the card there.
 func TestE2EInsecureTokenisationURI(t *testing.T) {
 	t.Parallel()
-	env := refservertest.Start(t, func(cfg *refserver.Config) {
+	env := refservertest.Start(t, func(cfg *refservertest.Options) {
 		cfg.TLSURL = cfg.BaseURL // the plain listener
 	})
 	u := env.NewDiner(t)

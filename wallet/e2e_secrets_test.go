@@ -9,7 +9,6 @@ import (
 	"github.com/hospo-dev/hospo-go/internal/syncbuf"
 
 	"github.com/hospo-dev/hospo-go/client"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/wallet"
 )
@@ -19,7 +18,7 @@ import (
 func TestE2ENoCardDataStoredOrLogged(t *testing.T) {
 	t.Parallel()
 	var logs syncbuf.Buffer
-	env := refservertest.Start(t, func(cfg *refserver.Config) {
+	env := refservertest.Start(t, func(cfg *refservertest.Options) {
 		cfg.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
 	u := env.NewDiner(t)

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/hospo-dev/hospo-go/client"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 )
 
@@ -37,7 +36,7 @@ func TestKioskOrder(t *testing.T) {
 // sandbox's own key, as every example does.
 func TestKioskOrderDefaultsToTheSandboxAdminKey(t *testing.T) {
 	t.Setenv("HOSPO_ADMIN_KEY", "")
-	env := refservertest.Start(t, func(c *refserver.Config) { c.AdminKey = defaultAdminKey })
+	env := refservertest.Start(t, func(c *refservertest.Options) { c.AdminKey = defaultAdminKey })
 	var out strings.Builder
 	if err := run(context.Background(), []string{"-base-url", env.URL, "-timeout", "60s"}, &out); err != nil {
 		t.Fatalf("run without -admin-key: %v\n%s", err, out.String())

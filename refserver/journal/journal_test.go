@@ -186,7 +186,7 @@ func TestEndpoint(t *testing.T) {
 
 func TestSize(t *testing.T) {
 	t.Parallel()
-	small := refservertest.Start(t, func(c *refserver.Config) { c.JournalSize = 2 })
+	small := refservertest.Start(t, func(c *refservertest.Options) { c.JournalSize = 2 })
 	for range 4 {
 		small.Send(t, "GET", "/v1/location/1", nil, nil)
 	}
@@ -195,7 +195,7 @@ func TestSize(t *testing.T) {
 		t.Errorf("JournalSize 2: capacity %d, %d entries, lastSeq %d", l.Capacity, len(l.Requests), l.LastSeq)
 	}
 
-	off := refservertest.Start(t, func(c *refserver.Config) { c.JournalSize = -1 })
+	off := refservertest.Start(t, func(c *refservertest.Options) { c.JournalSize = -1 })
 	off.Send(t, "GET", "/v1/location/1", nil, nil)
 	l = requests(t, off, sandbox.JournalQuery{})
 	if l.Capacity != 0 || len(l.Requests) != 0 {

@@ -34,7 +34,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -72,7 +71,7 @@ type Env struct {
 }
 
 // Start starts a server on a fresh database in t.TempDir() and stops it when
-// the test ends. opts adjust the Config before New (URLs and DBPath are
+// the test ends. opts adjust the Options before New (URLs and DBPath are
 // already set; an option may replace them, e.g. DBPath ":memory:", or
 // start from a snapshot file, FromSnapshot).
 // Set HOSPO_REFSERVER_LOG=1 to see the server's log on stderr.
@@ -83,7 +82,7 @@ type Env struct {
 // the document is only reported when the server accepted it (2xx or 3xx),
 // so tests of invalid input need no option; WithoutRequestValidation turns
 // the request check off altogether.
-func Start(t testing.TB, opts ...func(*refserver.Config)) *Env {
+func Start(t testing.TB, opts ...Option) *Env {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -94,7 +93,7 @@ func Start(t testing.TB, opts ...func(*refserver.Config)) *Env {
 		ln.Close()
 		t.Fatalf("refservertest: listen: %v", err)
 	}
-	cfg := refserver.Config{
+	o := Options{Config: refserver.Config{
 		DBPath:   filepath.Join(t.TempDir(), "refserver.db"),
 		AdminKey: AdminKey,
 		BaseURL:  "http://" + ln.Addr().String(),
@@ -103,20 +102,21 @@ func Start(t testing.TB, opts ...func(*refserver.Config)) *Env {
 		// A test never sees a 429001 for a providerD key that a machine
 		// starved of CPU was slow to make; it waits for the key instead.
 		ProviderDKeyWait: time.Minute,
-	}
+	}}
 	if os.Getenv("HOSPO_REFSERVER_LOG") != "" {
-		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	for _, o := range opts {
-		o(&cfg)
+	for _, opt := range opts {
+		opt(&o)
 	}
-	startFrom(t, &cfg)
+	cfg := o.Config
+	startFrom(t, cfg.DBPath, o.Snapshot)
 	var checks []openapi.CheckOption
-	if _, off := noRequestValidation.LoadAndDelete(&cfg); off {
+	if o.NoRequestChecks {
 		checks = append(checks, openapi.WithoutRequestChecks())
 	}
 	e := &Env{URL: cfg.BaseURL, TLSURL: cfg.TLSURL, AdminKey: cfg.AdminKey, DBPath: cfg.DBPath, cfg: cfg}
-	if _, off := noOpenAPIChecks.LoadAndDelete(&cfg); !off {
+	if !o.NoOpenAPIChecks {
 		e.wrap = func(h http.Handler) http.Handler { return openapi.ValidatingHandler(t, h, checks...) }
 	}
 	if err := e.open(); err != nil {
@@ -156,30 +156,52 @@ func Start(t testing.TB, opts ...func(*refserver.Config)) *Env {
 	return e
 }
 
-// noRequestValidation holds the Configs that WithoutRequestValidation was
-// applied to while Start builds them.
-var noRequestValidation sync.Map // *refserver.Config -> struct{}
+// Options is what Start starts a server from: the server's Config, and
+// what the test harness does around the server. Start fills the Config in
+// (a fresh database file, the listeners' URLs, the admin key) before the
+// options change it.
+type Options struct {
+	refserver.Config
+
+	// Snapshot, when not empty, is a SQLite file the server starts on a
+	// copy of (FromSnapshot).
+	Snapshot string
+	// NoRequestChecks stops checking requests against the OpenAPI
+	// document (WithoutRequestValidation).
+	NoRequestChecks bool
+	// NoOpenAPIChecks checks neither requests nor responses against the
+	// OpenAPI document (WithoutOpenAPIChecks).
+	NoOpenAPIChecks bool
+}
+
+// An Option adjusts the Options of Start, usually a field of the server's
+// Config:
+//
+//	env := refservertest.Start(t, func(o *refservertest.Options) { o.JournalSize = 2 })
+type Option func(*Options)
+
+// WithConfig is an option of Start that applies f to the server's Config,
+// for options written for the Config itself.
+func WithConfig(f func(*refserver.Config)) Option {
+	return func(o *Options) { f(&o.Config) }
+}
 
 // WithoutRequestValidation is an option of Start that stops checking the
 // requests of the test against the OpenAPI document; responses are still
 // checked. It is for tests that send requests the document forbids and that
 // the server nevertheless accepts (unknown members, which the server
 // ignores, for instance). Requests the server rejects need no option.
-func WithoutRequestValidation() func(*refserver.Config) {
-	return func(c *refserver.Config) { noRequestValidation.Store(c, struct{}{}) }
+func WithoutRequestValidation() Option {
+	return func(o *Options) { o.NoRequestChecks = true }
 }
-
-// noOpenAPIChecks holds the Configs that WithoutOpenAPIChecks was applied
-// to while Start builds them.
-var noOpenAPIChecks sync.Map // *refserver.Config -> struct{}
 
 // WithoutOpenAPIChecks is an option of Start that checks neither requests
 // nor responses against the OpenAPI document. It is for tests whose
 // clients abandon requests on purpose (injected latency beyond their
 // timeout): the server then answers no one, and net/http turns that into
 // an empty 200, which the response check would report.
-func WithoutOpenAPIChecks() func(*refserver.Config) {
-	return func(c *refserver.Config) { noOpenAPIChecks.Store(c, struct{}{}) }
+func WithoutOpenAPIChecks() Option {
+	return func(o *Options) { o.NoOpenAPIChecks = true }
 }
 
 // WithFrozenClock is an option of Start that stops the real time under
@@ -188,10 +210,10 @@ func WithoutOpenAPIChecks() func(*refserver.Config) {
 // the passing of time ends (a failed webhook attempt before its retry, a
 // location online before its heartbeat expires) then reads it however
 // slowly the machine runs.
-func WithFrozenClock() func(*refserver.Config) {
-	return func(c *refserver.Config) {
+func WithFrozenClock() Option {
+	return func(o *Options) {
 		at := time.Now()
-		c.Now = func() time.Time { return at }
+		o.Now = func() time.Time { return at }
 	}
 }
 

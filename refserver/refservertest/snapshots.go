@@ -5,10 +5,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"sync"
 	"testing"
 
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 	"github.com/hospo-dev/hospo-go/sandbox"
 )
@@ -27,29 +25,24 @@ import (
 // A snapshot file also starts a server of its own (FromSnapshot), for
 // example one made once by a setup program and kept with the tests.
 
-// fromSnapshot holds the Configs that FromSnapshot was applied to while
-// Start builds them, with the file to start from.
-var fromSnapshot sync.Map // *refserver.Config -> string
-
 // FromSnapshot is an option of Start: the server starts on a copy of the
 // SQLite file at path, a snapshot file (Env.SnapshotFile, or one under
 // <db>.snapshots of any server) or any database of the server, instead of
 // on a fresh database. The file itself is never changed.
-func FromSnapshot(path string) func(*refserver.Config) {
-	return func(c *refserver.Config) { fromSnapshot.Store(c, path) }
+func FromSnapshot(path string) Option {
+	return func(o *Options) { o.Snapshot = path }
 }
 
-// startFrom copies the file FromSnapshot named, if any, to cfg.DBPath.
-func startFrom(t testing.TB, cfg *refserver.Config) {
+// startFrom copies the file snapshot to dbPath, when there is one.
+func startFrom(t testing.TB, dbPath, snapshot string) {
 	t.Helper()
-	v, ok := fromSnapshot.LoadAndDelete(cfg)
-	if !ok {
+	if snapshot == "" {
 		return
 	}
-	if cfg.DBPath == store.MemoryPath {
+	if dbPath == store.MemoryPath {
 		t.Fatalf("refservertest: FromSnapshot needs a database file, not %s", store.MemoryPath)
 	}
-	if err := copyFile(v.(string), cfg.DBPath); err != nil {
+	if err := copyFile(snapshot, dbPath); err != nil {
 		t.Fatalf("refservertest: FromSnapshot: %v", err)
 	}
 }

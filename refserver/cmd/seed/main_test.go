@@ -12,7 +12,6 @@ import (
 	"github.com/hospo-dev/hospo-go/bills"
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/possync"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 )
 
@@ -35,7 +34,7 @@ func TestSeededDatabaseServes(t *testing.T) {
 		t.Errorf("result = %+v", res)
 	}
 
-	env := refservertest.Start(t, func(c *refserver.Config) { c.DBPath = db })
+	env := refservertest.Start(t, func(c *refservertest.Options) { c.DBPath = db })
 	ctx := context.Background()
 	c := env.Client(t, client.WithAPIKey(res.BusyAPIKey))
 	svc := bills.NewService(c)
