@@ -306,7 +306,7 @@ func TestSnapshotRestoreReplays(t *testing.T) {
 // how to make room, and saves nothing (no file either).
 func TestSnapshotLimitsAnswer(t *testing.T) {
 	t.Parallel()
-	for name, opts := range map[string][]func(*refserver.Config){"file": nil, "memory": {inMemory}} {
+	for name, opts := range map[string][]refservertest.Option{"file": nil, "memory": {inMemory}} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			refused := func(env *refservertest.Env, want string) {
@@ -336,12 +336,12 @@ func TestSnapshotLimitsAnswer(t *testing.T) {
 					}
 				}
 			}
-			env := refservertest.Start(t, append(opts, func(c *refserver.Config) { c.MaxSnapshots = 2 })...)
+			env := refservertest.Start(t, append(opts, func(c *refservertest.Options) { c.MaxSnapshots = 2 })...)
 			env.Snapshot(t, "one")
 			env.Snapshot(t, "two")
 			refused(env, "-max-snapshots")
 
-			env = refservertest.Start(t, append(opts, func(c *refserver.Config) { c.MaxSnapshotsBytes = 4096 })...)
+			env = refservertest.Start(t, append(opts, func(c *refservertest.Options) { c.MaxSnapshotsBytes = 4096 })...)
 			refused(env, "-max-snapshots-bytes")
 		})
 	}
