@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/hospo-dev/hospo-go/fulfillment"
-	"github.com/hospo-dev/hospo-go/refserver"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
 	"github.com/hospo-dev/hospo-go/refserver/sim"
 	"github.com/hospo-dev/hospo-go/refserver/store"
