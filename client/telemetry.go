@@ -58,10 +58,11 @@ const (
 )
 
 // The semantic-convention keys used here, spelled out rather than taken
-// from the semconv module so that the SDK depends on the API alone.
+// from the semconv module so that the SDK depends on the API alone; those
+// the server records too are httpmetrics'.
 const (
-	attrMethod      = attribute.Key("http.request.method")
-	attrStatus      = attribute.Key("http.response.status_code")
+	attrMethod      = httpmetrics.AttrMethod
+	attrStatus      = httpmetrics.AttrStatusCode
 	attrServerAddr  = attribute.Key("server.address")
 	attrServerPort  = attribute.Key("server.port")
 	attrURLTemplate = attribute.Key("url.template")

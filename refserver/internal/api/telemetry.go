@@ -97,7 +97,7 @@ func (t *Telemetry) Middleware(next http.Handler) http.Handler {
 				status, id = tr.Status(), tr.ID()
 			}
 			route := RoutePattern(r)
-			attrs := []attribute.KeyValue{method, attribute.String("http.route", route), attribute.Int("http.response.status_code", status)}
+			attrs := []attribute.KeyValue{method, attribute.String("http.route", route), httpmetrics.AttrStatusCode.Int(status)}
 			if span != nil {
 				if route != "-" {
 					span.SetName(name + " " + route)
@@ -141,7 +141,7 @@ var knownMethods = map[string]bool{
 // of method: itself when known, otherwise "HTTP" and "_OTHER".
 func spanMethod(method string) (string, attribute.KeyValue) {
 	if knownMethods[method] {
-		return method, attribute.String("http.request.method", method)
+		return method, httpmetrics.AttrMethod.String(method)
 	}
-	return otherMethodSpan, attribute.String("http.request.method", otherMethod)
+	return otherMethodSpan, httpmetrics.AttrMethod.String(otherMethod)
 }
