@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"database/sql"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -123,7 +122,7 @@ func newWorldOn(t *testing.T, env *refservertest.Env, opts ...client.Option) *wo
 	t.Helper()
 	w := &world{env: env, rec: newRecorder()}
 	w.admin = env.Client(t, client.WithAdminKey(env.AdminKey))
-	w.db = openDB(t, env.DBPath)
+	w.db = env.ReadDB(t)
 
 	sdk := append([]client.Option{client.WithHTTPClient(&http.Client{Transport: w.rec})}, opts...)
 	w.diner = env.NewDiner(t, sdk...)
@@ -214,18 +213,6 @@ func (w *world) clearFaults(t *testing.T) {
 	if _, err := w.admin.Do(t.Context(), &client.Request{Method: http.MethodDelete, Path: "sandbox/faults", Auth: client.AuthAdminKey}, nil); err != nil {
 		t.Fatalf("DELETE /sandbox/faults: %v", err)
 	}
-}
-
-// openDB opens a read-only view of the server's database file. SQLite's WAL
-// lets it read beside the server's own connections.
-func openDB(t testing.TB, path string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("sqlite3", "file:"+url.PathEscape(path)+"?mode=ro&_busy_timeout=5000")
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
 }
 
 // count runs a SELECT COUNT(*)-like query returning one integer.

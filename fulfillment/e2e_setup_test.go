@@ -2,7 +2,6 @@ package fulfillment_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -13,8 +12,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	_ "github.com/mattn/go-sqlite3" // reads order_events in tests
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/fulfillment"
@@ -221,12 +218,7 @@ func (e *env) rawPost(t *testing.T, path, body string) (int, map[string]any) {
 // events returns the status column of the order's timeline.
 func (e *env) events(t *testing.T, orderID string) []string {
 	t.Helper()
-	db, err := sql.Open("sqlite3", "file:"+e.DBPath+"?mode=ro&_busy_timeout=5000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rows, err := db.Query(`SELECT status FROM order_events WHERE order_id = ? ORDER BY event_id`, orderID)
+	rows, err := e.ReadDB(t).Query(`SELECT status FROM order_events WHERE order_id = ? ORDER BY event_id`, orderID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package refserver_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	_ "github.com/mattn/go-sqlite3" // to read the stored check
 
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/internal/checkfixture"
@@ -124,13 +122,8 @@ func TestCheckPushUpsert(t *testing.T) {
 	}
 
 	// The stored check is its canonical JSON, as TEXT.
-	db, err := sql.Open("sqlite3", f.env.DBPath+"?mode=ro&_query_only=1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	var typ, stored string
-	err = db.QueryRow(`SELECT typeof(check_json), check_json FROM bills WHERE bill_id = ?`, other.BillID).Scan(&typ, &stored)
+	err = f.env.ReadDB(t).QueryRow(`SELECT typeof(check_json), check_json FROM bills WHERE bill_id = ?`, other.BillID).Scan(&typ, &stored)
 	if err != nil {
 		t.Fatal(err)
 	}
