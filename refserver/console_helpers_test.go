@@ -115,6 +115,20 @@ func (a *consoleAgent) csrf() string {
 	return m[1]
 }
 
+// postControl posts form to a control of the controls page with the
+// session's CSRF token csrf, fails the test unless the control redirects
+// back to the page, and returns the page, which shows the control's
+// outcome once.
+func (a *consoleAgent) postControl(csrf, path string, form url.Values) string {
+	a.t.Helper()
+	form.Set("csrf", csrf)
+	resp, _ := a.post(path, form, nil)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/console/controls" {
+		a.t.Fatalf("POST %s: %d to %q", path, resp.StatusCode, resp.Header.Get("Location"))
+	}
+	return a.mustPage("/console/controls")
+}
+
 // mustPage fetches a console page or fragment and fails unless it is a 200.
 func (a *consoleAgent) mustPage(path string) string {
 	a.t.Helper()

@@ -19,15 +19,7 @@ func TestConsoleSnapshots(t *testing.T) {
 	a := newConsoleAgent(t, consoleURL(t, env), nil)
 	a.login(env.AdminKey)
 	csrf := a.csrf()
-	post := func(path string, form url.Values) string {
-		t.Helper()
-		form.Set("csrf", csrf)
-		resp, _ := a.post(path, form, nil)
-		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/console/controls" {
-			t.Fatalf("POST %s: %d to %q", path, resp.StatusCode, resp.Header.Get("Location"))
-		}
-		return a.mustPage("/console/controls")
-	}
+	post := func(path string, form url.Values) string { return a.postControl(csrf, path, form) }
 
 	if page := post("/console/controls/snapshots", url.Values{"name": {"  "}}); !strings.Contains(page, "name: must not be empty") {
 		t.Error("a blank name does not report the admin API's reason")

@@ -288,15 +288,7 @@ func TestConsoleControls(t *testing.T) {
 	a := newConsoleAgent(t, consoleURL(t, env), nil)
 	a.login(env.AdminKey)
 	csrf := a.csrf()
-	post := func(path string, form url.Values) string {
-		t.Helper()
-		form.Set("csrf", csrf)
-		resp, _ := a.post(path, form, nil)
-		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/console/controls" {
-			t.Fatalf("POST %s: %d to %q", path, resp.StatusCode, resp.Header.Get("Location"))
-		}
-		return a.mustPage("/console/controls") // shows the outcome once
-	}
+	post := func(path string, form url.Values) string { return a.postControl(csrf, path, form) }
 
 	if page := post("/console/controls/faults", url.Values{"pathPrefix": {"/v1/location/"}, "status": {"200"}}); !strings.Contains(page, "status: must be 0 (latency only) or 400-599") {
 		t.Errorf("an invalid fault does not report the admin API's reason:\n%s", page)
