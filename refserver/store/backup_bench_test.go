@@ -20,23 +20,8 @@ func benchSizes() []int {
 // benchDB opens a database file filled with about mib MiB of bills.
 func benchDB(b *testing.B, mib int) (*DB, int64) {
 	b.Helper()
-	path := filepath.Join(b.TempDir(), "bench.db")
-	db, err := Open(b.Context(), path, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	db.Close()
-	fillBills(b, path, mib)
-	fi, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	db, err = Open(b.Context(), path, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	return db, fi.Size()
+	path, size := billsFile(b, mib)
+	return openTest(b, path, nil), size
 }
 
 // BenchmarkCopyToFile measures a snapshot (POST /sandbox/snapshots) of a

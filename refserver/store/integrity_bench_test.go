@@ -17,18 +17,8 @@ import (
 func BenchmarkOpenLargeFile(b *testing.B) {
 	for _, mib := range []int{16, 256} {
 		b.Run(fmt.Sprintf("%dMiB", mib), func(b *testing.B) {
-			path := filepath.Join(b.TempDir(), "large.db")
-			db, err := Open(b.Context(), path, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			db.Close()
-			fillBills(b, path, mib)
-			fi, err := os.Stat(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(fi.Size())
+			path, size := billsFile(b, mib)
+			b.SetBytes(size)
 			b.ResetTimer()
 			for b.Loop() {
 				db, err := Open(b.Context(), path, nil)
@@ -41,10 +31,17 @@ func BenchmarkOpenLargeFile(b *testing.B) {
 	}
 }
 
-// fillBills adds about mib MiB of bills (2 KB of check each) to the
-// database at path, straight through SQLite.
-func fillBills(b *testing.B, path string, mib int) {
+// billsFile creates a database file holding about mib MiB of bills (2 KB
+// of check each), added straight through SQLite, and returns its path and
+// size.
+func billsFile(b *testing.B, mib int) (path string, size int64) {
 	b.Helper()
+	path = filepath.Join(b.TempDir(), "bills.db")
+	db, err := Open(b.Context(), path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	db.Close()
 	raw, err := sql.Open("sqlite3", path)
 	if err != nil {
 		b.Fatal(err)
@@ -60,4 +57,9 @@ func fillBills(b *testing.B, path string, mib int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return path, fi.Size()
 }
