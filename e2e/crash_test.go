@@ -35,13 +35,8 @@ const crashAdminKey = "crash-test-admin-key"
 // must pass PRAGMA integrity_check. The kills are paced by progress (a
 // number of successful requests since the start), never by the clock.
 func TestCrashRecovery(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the server binary")
-	}
 	t.Parallel()
-	dir := t.TempDir()
-	bin := buildRefserver(t, dir)
-	dbPath := filepath.Join(dir, "crash.db")
+	bin, dbPath := crashBinary(t)
 
 	srv := startBinary(t, bin, dbPath)
 	setup := newCrashSetup(t, srv.URL)
@@ -87,10 +82,16 @@ func TestCrashRecovery(t *testing.T) {
 		ld.acked.Load(), kills+1, len(ld.checks), len(ld.users), len(ld.payments), len(ld.heartbeats))
 }
 
-// buildRefserver builds the server binary into dir.
-func buildRefserver(t *testing.T, dir string) string {
+// crashBinary builds the server binary for a test that kills it, and
+// returns it with the path of a database file beside it. It skips the
+// test under -short.
+func crashBinary(t *testing.T) (bin, dbPath string) {
 	t.Helper()
-	return bintest.Build(t, dir, "./refserver/cmd/refserver")
+	if testing.Short() {
+		t.Skip("builds and runs the server binary")
+	}
+	dir := t.TempDir()
+	return bintest.Build(t, dir, "./refserver/cmd/refserver"), filepath.Join(dir, "refserver.db")
 }
 
 // startBinary starts the server on dbPath, on ports the system picks, and

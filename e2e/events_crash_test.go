@@ -28,13 +28,8 @@ import (
 // secret is in neither the database file nor its WAL, which the kill left
 // unmerged.
 func TestWebhookDeliveryPendingAtSIGKILLIsDeliveredAfterRestart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the server binary")
-	}
 	t.Parallel()
-	dir := t.TempDir()
-	bin := buildRefserver(t, dir)
-	dbPath := filepath.Join(dir, "events.db")
+	bin, dbPath := crashBinary(t)
 	ctx := t.Context()
 
 	srv := startBinary(t, bin, dbPath)
