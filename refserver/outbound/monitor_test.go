@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hospo-dev/hospo-go/refserver/internal/storetest"
 	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
@@ -36,14 +37,10 @@ func TestMonitorRunsARegistrationThatCameDuringACheck(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	db, err := store.Open(ctx, store.MemoryPath, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.Open(t, store.MemoryPath, nil)
 	var loc int64
 	tokens := store.NewPOSTokens("admin-key")
-	err = db.Write(ctx, func(tx *store.Tx) error {
+	err := db.Write(ctx, func(tx *store.Tx) (err error) {
 		url, token := pos.URL, "pos-token"
 		if loc, err = tx.InsertLocation("Cafe", "providerA"); err != nil {
 			return err
