@@ -40,8 +40,7 @@ func TestConsoleEventsAndWebhooksPages(t *testing.T) {
 		rc.next(t)
 	}
 
-	a := newConsoleAgent(t, consoleURL(t, env), nil)
-	a.login(env.AdminKey)
+	a := loggedInAgent(t, env)
 	page := a.mustPage("/console/events")
 	if !strings.Contains(page, `href="/console/events" aria-current="page"`) {
 		t.Errorf("the navigation does not mark the events page")
@@ -113,8 +112,7 @@ func TestConsoleRedeliver(t *testing.T) {
 	first := rc.next(t)
 	d := deliveryOf(t, env, key, id, first.event.ID, func(d delivery) bool { return d.Status == "delivered" })
 
-	a := newConsoleAgent(t, consoleURL(t, env), nil)
-	a.login(env.AdminKey)
+	a := loggedInAgent(t, env)
 	page := "/console/webhooks/" + id
 	if body := a.mustPage(page); !strings.Contains(body, `data-delivery-id="`+d.DeliveryID+`" data-delivery-status="delivered" data-attempts="1"`) {
 		t.Fatalf("the delivery's row is missing:\n%s", body)

@@ -53,6 +53,15 @@ func newConsoleAgent(t *testing.T, base string, transport http.RoundTripper) *co
 	}}
 }
 
+// loggedInAgent returns an agent of env's console logged in with the
+// admin key.
+func loggedInAgent(t *testing.T, env *refservertest.Env) *consoleAgent {
+	t.Helper()
+	a := newConsoleAgent(t, consoleURL(t, env), nil)
+	a.login(env.AdminKey)
+	return a
+}
+
 // do sends a request and returns the response with its body read.
 func (a *consoleAgent) do(req *http.Request) (*http.Response, string) {
 	a.t.Helper()

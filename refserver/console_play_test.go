@@ -18,8 +18,7 @@ func TestConsolePlaysTheOtherSide(t *testing.T) {
 	v := env.NewVenue(t, refservertest.VenueConfig{Name: "Console Kiosk"})
 	v.Heartbeat(t)
 	v.PushCheck(t, v.OpenCheck(77, "18.40"))
-	a := newConsoleAgent(t, consoleURL(t, env), nil)
-	a.login(env.AdminKey)
+	a := loggedInAgent(t, env)
 	page := "/console/locations/" + fmtID(v.ID)
 	live := "/console/live/locations/" + fmtID(v.ID)
 	post := func(action string, form url.Values) string {

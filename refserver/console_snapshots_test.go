@@ -16,8 +16,7 @@ import (
 func TestConsoleSnapshots(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
-	a := newConsoleAgent(t, consoleURL(t, env), nil)
-	a.login(env.AdminKey)
+	a := loggedInAgent(t, env)
 	csrf := a.csrf()
 	post := func(path string, form url.Values) string { return a.postControl(csrf, path, form) }
 

@@ -189,8 +189,7 @@ func TestConsoleEscapesUserText(t *testing.T) {
 	}
 	addConsoleCard(t, env.NewDiner(t), nickname)
 
-	a := newConsoleAgent(t, consoleURL(t, env), nil)
-	a.login(env.AdminKey)
+	a := loggedInAgent(t, env)
 	// A fault whose path prefix carries markup, added through the console.
 	if resp, _ := a.post("/console/controls/faults", url.Values{"csrf": {a.csrf()}, "pathPrefix": {"/<b>x"}, "status": {"503"}}, nil); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("add fault: %d", resp.StatusCode)
@@ -233,8 +232,7 @@ func TestConsoleLocationPage(t *testing.T) {
 	ctx := context.Background()
 	venue := env.NewVenue(t, refservertest.VenueConfig{Name: "Console Bistro"})
 	loc, pos := venue.ID, venue.POS
-	a := newConsoleAgent(t, consoleURL(t, env), nil)
-	a.login(env.AdminKey)
+	a := loggedInAgent(t, env)
 	live := "/console/live/locations/" + fmtID(loc)
 
 	if body := a.mustPage(live); !strings.Contains(body, `data-pos-status="offline"`) || !strings.Contains(body, "No checks pushed yet") {
@@ -285,8 +283,7 @@ func TestConsoleLocationPage(t *testing.T) {
 func TestConsoleControls(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
-	a := newConsoleAgent(t, consoleURL(t, env), nil)
-	a.login(env.AdminKey)
+	a := loggedInAgent(t, env)
 	csrf := a.csrf()
 	post := func(path string, form url.Values) string { return a.postControl(csrf, path, form) }
 
@@ -355,8 +352,7 @@ func TestConsoleRequestsPage(t *testing.T) {
 	f := env.Fixtures(t)
 	_, okID := env.SendForID(t, "POST", "/v1/pos/push-pull/heartbeat/1?accessToken="+f.Locations[0].POSAccessToken, nil, nil)
 	_, badID := env.SendForID(t, "POST", "/v1/pos/push-pull/heartbeat/2?accessToken="+f.Locations[0].POSAccessToken, nil, nil)
-	a := newConsoleAgent(t, consoleURL(t, env), nil)
-	a.login(env.AdminKey)
+	a := loggedInAgent(t, env)
 
 	all := a.mustPage("/console/requests")
 	for _, want := range []string{okID, badID, "403001", "/v1/pos/push-pull/heartbeat/{locationId}", "pos <small>location 1</small>"} {

@@ -59,8 +59,7 @@ func TestJournalNeverHoldsSecrets(t *testing.T) {
 		}
 	}
 
-	a := newConsoleAgent(t, consoleURL(t, env), nil)
-	a.login(env.AdminKey)
+	a := loggedInAgent(t, env)
 	for _, page := range []string{"/console/requests?limit=1000", "/console/live/requests?limit=1000", "/console/users", "/console/live/users"} {
 		body := a.mustPage(page)
 		for name, s := range secrets {
