@@ -285,10 +285,10 @@ func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
 // with ctx, but the transaction and its statements run under ctx without
 // its cancellation: with a context that can end, go-sqlite3 runs BEGIN and
 // every step of a row in a goroutine of its own (so that it can interrupt
-// SQLite), and database/sql watches every query with one more; together
-// they were most of the cost of a read that returns many rows, and a good
-// part of one that returns few. A read still stops when ctx ends, at its
-// next row (rows.Next).
+// SQLite), and database/sql watches every query with one more: a fifth
+// of the instructions of the payments poll, a read of three rows, and half
+// the time of a long list (BENCHMARKS.md). A read still stops when ctx
+// ends, at its next row (rows.Next).
 func (db *DB) run(ctx context.Context, pool *sql.DB, stmts *stmtCache, fn func(tx *Tx) error) error {
 	conn, err := pool.Conn(ctx)
 	if err != nil {
