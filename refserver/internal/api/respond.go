@@ -56,7 +56,7 @@ func (rd *Responder) errorResponse(w http.ResponseWriter, r *http.Request, err e
 		if errors.As(err, &tooLarge) {
 			ae = Err(client.CodeBodyTooLarge)
 		} else {
-			rd.log.Error("internal error", "request_id", requestID(w), "err", err.Error())
+			rd.logInternal(w, r, err)
 			ae = Err(client.CodeInternal)
 		}
 	}
@@ -92,6 +92,19 @@ func (rd *Responder) errorResponse(w http.ResponseWriter, r *http.Request, err e
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(ae.RetryAfter)))
 	}
 	return status, body
+}
+
+// logInternal logs err, the cause of a 500001. A request its client gave
+// up on (the connection closed while a read or write ran under its
+// context) ends with the context's error: that is the client's doing, not
+// a fault of the server, so it is logged at debug level and not as an
+// error an operator must look into.
+func (rd *Responder) logInternal(w http.ResponseWriter, r *http.Request, err error) {
+	if cerr := r.Context().Err(); cerr != nil && errors.Is(err, cerr) {
+		rd.log.Debug("request ended by its client", "request_id", requestID(w), "err", err.Error())
+		return
+	}
+	rd.log.Error("internal error", "request_id", requestID(w), "err", err.Error())
 }
 
 // JSON sends v as JSON with status. Response structs embed

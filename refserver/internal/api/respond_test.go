@@ -1,10 +1,13 @@
 package api
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,4 +66,28 @@ func TestFaultLatencyClientGone(t *testing.T) {
 	}()
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/v1/x", nil).WithContext(ctx))
 	t.Error("the handler returned")
+}
+
+// A read cut short because its client went away is not an internal error
+// of the server: it is not logged as one. The same context error while the
+// request's context is still alive is (it can only be the server's bug).
+func TestClientGoneIsNotAnInternalError(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	rd := NewResponder(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo})), time.Now, nil)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	gone := httptest.NewRequest(http.MethodGet, "/v1/location/1", nil).WithContext(ctx)
+	rd.Error(httptest.NewRecorder(), gone, fmt.Errorf("read bills: %w", context.Canceled))
+	if strings.Contains(buf.String(), "level=ERROR") {
+		t.Errorf("a request its client gave up on was logged as an error:\n%s", buf.String())
+	}
+
+	alive := httptest.NewRequest(http.MethodGet, "/v1/location/1", nil)
+	rec := httptest.NewRecorder()
+	rd.Error(rec, alive, fmt.Errorf("read bills: %w", context.Canceled))
+	if !strings.Contains(buf.String(), "level=ERROR") || rec.Code != http.StatusInternalServerError {
+		t.Errorf("a context error under a live request: status %d, log\n%s", rec.Code, buf.String())
+	}
 }
