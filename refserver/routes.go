@@ -125,9 +125,11 @@ func (s *Server) routes() http.Handler {
 	// provider's endpoints (providerD's tokenisation refuses plain HTTP
 	// itself), and faults apply to the demo universal POS when a client
 	// calls it, but not to the server's own calls (its demo-pos mode is
-	// how a demo makes those fail).
+	// how a demo makes those fail); nor do the rate limit and the in-flight
+	// bound, which the server's own calls would otherwise share with the
+	// clients on its loopback address.
 	r.Group(func(r chi.Router) {
-		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, guards.With(inFlight).Public)
+		r.Use(faults, s.api.LimitBody, s.api.RequireJSON, guards.With(inFlight).ExemptSelf(s.selfCalls).Public)
 		r.Get("/", handleHome)
 		s.reads.Get(r, "/sandbox/health", sb.handleHealth)
 		r.Get("/sandbox/ca.pem", serveStatic("application/x-pem-file", s.cert.CertPEM))

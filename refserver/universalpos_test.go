@@ -3,6 +3,7 @@ package refserver_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -170,5 +171,43 @@ func TestExternalPOSMenuIsSynced(t *testing.T) {
 	eventually(t, "two refused menu syncs", func() bool { return refusedMenus.Load() >= 2 })
 	if m := getMenu(t, env, refused.ID); m.SyncedAt != nil || len(m.Menus) != 0 {
 		t.Errorf("a POS refusing the token still gave a menu: %+v", m)
+	}
+}
+
+// The server's own calls to its demo POS come from the loopback address
+// its local clients use, but they do not share those clients' rate limit:
+// with a limit that allows one request in all, every demo location's POS
+// health check still reaches the POS, while a client is refused.
+func TestOwnCallsToTheDemoPOSAreNotRateLimited(t *testing.T) {
+	t.Parallel()
+	env := refservertest.Start(t, func(o *refservertest.Options) {
+		o.RateLimit, o.RateBurst = 0.0001, 1 // a token in about three hours
+	})
+	status := func() int {
+		resp, err := http.Get(env.URL + "/sandbox/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	// Whatever of the one token the start left, the client spends now.
+	status()
+	if got := status(); got != http.StatusTooManyRequests {
+		t.Fatalf("a client's second request: status %d, want 429", got)
+	}
+	db := env.ReadDB(t)
+	for _, loc := range env.Fixtures(t).Locations {
+		var health, message sql.NullString
+		eventually(t, "the first POS health check of location "+loc.Name, func() bool {
+			err := db.QueryRow(`SELECT pos_health, pos_health_message FROM locations WHERE location_id = ?`, loc.LocationID).Scan(&health, &message)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return health.Valid
+		})
+		if health.String != "OK" {
+			t.Errorf("location %d: POS health %s (%s), want OK", loc.LocationID, health.String, message.String)
+		}
 	}
 }

@@ -33,6 +33,9 @@ type Guards struct {
 	// adminKeys limits wrong admin keys per client address
 	// (LimitAdminKeys); nil: none.
 	adminKeys *KeyAttempts
+	// self tells the server's own calls, which neither limit nor then
+	// holds up (ExemptSelf); nil: none.
+	self *SelfCalls
 }
 
 // NewGuards returns the guards of a server whose sandbox admin key is
@@ -65,6 +68,17 @@ func (g *Guards) With(mw ...func(http.Handler) http.Handler) *Guards {
 func (g *Guards) Limit(rl *RateLimiter) *Guards {
 	c := *g
 	c.limit = rl
+	return &c
+}
+
+// ExemptSelf returns guards like g that let the server's own calls to
+// itself (s) through without the rate limit and the middleware of With:
+// the sandbox calling its demo POS must neither use up a client's share
+// of the limits (it calls from the client's own loopback address) nor be
+// refused by them, as with faults (SelfCalls).
+func (g *Guards) ExemptSelf(s *SelfCalls) *Guards {
+	c := *g
+	c.self = s
 	return &c
 }
 
@@ -223,12 +237,14 @@ const (
 // into the request's context for the handler and, admitted or not, to the
 // Trace for the middleware further out.
 func (g *Guards) guard(next http.Handler, mode guardMode, admit func(r *http.Request, q *Request, lookupErr error) (Principal, error)) http.Handler {
+	own := next // the server's own calls skip then
 	if mode == guardAPI {
 		for i := len(g.then) - 1; i >= 0; i-- {
 			next = g.then[i](next)
 		}
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		self := g.self != nil && g.self.Is(r)
 		t := TraceOf(w)
 		q := &Request{version: routeVersion(r)}
 		if g.db != nil {
@@ -246,7 +262,7 @@ func (g *Guards) guard(next http.Handler, mode guardMode, admit func(r *http.Req
 		if err == nil {
 			q.principal = p
 		}
-		if g.limit != nil && mode != guardAdmin {
+		if g.limit != nil && mode != guardAdmin && !self {
 			// Refused requests count too, by their address, so that
 			// guessing credentials is limited like using them.
 			if ok, wait := g.limit.Allow(callerKey(r, q)); !ok {
@@ -264,6 +280,10 @@ func (g *Guards) guard(next http.Handler, mode guardMode, admit func(r *http.Req
 		}
 		if err != nil {
 			g.rd.Error(w, r, err)
+			return
+		}
+		if self {
+			own.ServeHTTP(w, r)
 			return
 		}
 		next.ServeHTTP(w, r)
