@@ -26,28 +26,22 @@ const redoclyCLI = "@redocly/cli@2.77.0"
 const spectralCLI = "@stoplight/spectral-cli@6.16.3"
 
 func TestRedoclyLint(t *testing.T) {
-	if os.Getenv("HOSPO_OPENAPI_LINT") == "" {
-		t.Skip("set HOSPO_OPENAPI_LINT=1 to lint with " + redoclyCLI + " (needs npx and the npm registry)")
-	}
-	npx, err := exec.LookPath("npx")
-	if err != nil {
-		t.Fatalf("HOSPO_OPENAPI_LINT is set but npx is not installed: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npx, "--yes", redoclyCLI, "lint", "--format=stylish",
-		"openapi.json", "universal-pos.json")
-	cmd.Env = append(os.Environ(), "REDOCLY_TELEMETRY=off", "REDOCLY_SUPPRESS_UPDATE_NOTICE=true")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("redocly lint failed: %v\n%s", err, out)
-	}
-	t.Logf("%s", out)
+	npxLint(t, "redocly", []string{"REDOCLY_TELEMETRY=off", "REDOCLY_SUPPRESS_UPDATE_NOTICE=true"},
+		redoclyCLI, "lint", "--format=stylish", "openapi.json", "universal-pos.json")
 }
 
 func TestSpectralLint(t *testing.T) {
+	npxLint(t, "spectral", nil, spectralCLI, "lint", "--ruleset", "spectral.yaml",
+		"--fail-severity", "error", "openapi.json", "universal-pos.json")
+}
+
+// npxLint runs the pinned linter cli (args[0]) with npx, with env added to
+// the environment, when HOSPO_OPENAPI_LINT is set, and fails t when it
+// reports an error.
+func npxLint(t *testing.T, name string, env []string, args ...string) {
+	t.Helper()
 	if os.Getenv("HOSPO_OPENAPI_LINT") == "" {
-		t.Skip("set HOSPO_OPENAPI_LINT=1 to lint with " + spectralCLI + " (needs npx and the npm registry)")
+		t.Skip("set HOSPO_OPENAPI_LINT=1 to lint with " + args[0] + " (needs npx and the npm registry)")
 	}
 	npx, err := exec.LookPath("npx")
 	if err != nil {
@@ -55,11 +49,11 @@ func TestSpectralLint(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, npx, "--yes", spectralCLI, "lint", "--ruleset", "spectral.yaml",
-		"--fail-severity", "error", "openapi.json", "universal-pos.json")
+	cmd := exec.CommandContext(ctx, npx, append([]string{"--yes"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("spectral lint failed: %v\n%s", err, out)
+		t.Fatalf("%s lint failed: %v\n%s", name, err, out)
 	}
 	t.Logf("%s", out)
 }
