@@ -37,6 +37,11 @@ type POSStatus struct {
 	MenuSyncedAt *int64
 }
 
+// scanPOSLocation reads location_id, pos_url and pos_token_sealed into l.
+func scanPOSLocation(sc scanner, l *POSLocation) error {
+	return sc.Scan(&l.LocationID, &l.POSURL, &l.POSTokenSealed)
+}
+
 // POSLocations returns every location with a universal POS, by id.
 func (tx *Tx) POSLocations() ([]POSLocation, error) {
 	rows, err := tx.query(`SELECT location_id, pos_url, pos_token_sealed FROM locations
@@ -44,24 +49,15 @@ func (tx *Tx) POSLocations() ([]POSLocation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pos locations: %w", err)
 	}
-	defer rows.Close()
-	var out []POSLocation
-	for rows.Next() {
-		var l POSLocation
-		if err := rows.Scan(&l.LocationID, &l.POSURL, &l.POSTokenSealed); err != nil {
-			return nil, err
-		}
-		out = append(out, l)
-	}
-	return out, rows.Err()
+	return collect(rows, scanPOSLocation)
 }
 
 // GetPOSLocation returns the universal POS of one location, or ErrNotFound
 // when the location does not exist or has no POS.
 func (tx *Tx) GetPOSLocation(locationID int64) (POSLocation, error) {
 	var l POSLocation
-	err := tx.queryRow(`SELECT location_id, pos_url, pos_token_sealed FROM locations
-		WHERE location_id = ? AND pos_url IS NOT NULL`, locationID).Scan(&l.LocationID, &l.POSURL, &l.POSTokenSealed)
+	err := scanPOSLocation(tx.queryRow(`SELECT location_id, pos_url, pos_token_sealed FROM locations
+		WHERE location_id = ? AND pos_url IS NOT NULL`, locationID), &l)
 	return l, notFound(err)
 }
 
