@@ -86,19 +86,12 @@ func (tx *Tx) SealPlainPOSTokens(p POSTokens) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("plain pos tokens: %w", err)
 	}
-	plain := map[int64]string{}
-	for rows.Next() {
-		var (
-			id    int64
-			token string
-		)
-		if err := rows.Scan(&id, &token); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		plain[id] = token
+	type plainToken struct {
+		id    int64
+		token string
 	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+	plain, err := collect(rows, func(sc scanner, p *plainToken) error { return sc.Scan(&p.id, &p.token) })
+	if err != nil {
 		return 0, err
 	}
 	if len(plain) == 0 {
@@ -107,9 +100,9 @@ func (tx *Tx) SealPlainPOSTokens(p POSTokens) (int, error) {
 	if _, err := tx.exec(`PRAGMA secure_delete = ON`); err != nil {
 		return 0, err
 	}
-	for id, token := range plain {
-		sealed := p.box.Seal([]byte(token), posTokenBinding(id))
-		if _, err := tx.exec(`UPDATE locations SET pos_token_sealed = ?, pos_token_plain = NULL WHERE location_id = ?`, sealed, id); err != nil {
+	for _, pt := range plain {
+		sealed := p.box.Seal([]byte(pt.token), posTokenBinding(pt.id))
+		if _, err := tx.exec(`UPDATE locations SET pos_token_sealed = ?, pos_token_plain = NULL WHERE location_id = ?`, sealed, pt.id); err != nil {
 			return 0, fmt.Errorf("seal pos token: %w", err)
 		}
 	}
