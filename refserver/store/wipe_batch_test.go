@@ -14,11 +14,7 @@ import (
 // on, the violation failed the COMMIT of the whole batch.
 func TestWipeInABatchKeepsForeignKeysImmediate(t *testing.T) {
 	t.Parallel()
-	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "w.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTest(t, filepath.Join(t.TempDir(), "w.db"), nil)
 	var userID int64
 	if err := db.Write(t.Context(), func(tx *Tx) (err error) {
 		userID, err = tx.InsertUser()
