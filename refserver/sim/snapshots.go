@@ -374,7 +374,7 @@ func writeMeta(path string, meta snapshotMeta) error {
 		return err
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+	if err := os.WriteFile(tmp, b, store.PrivateMode); err != nil {
 		return fmt.Errorf("sandbox: snapshot: %w", err)
 	}
 	if err := os.Rename(tmp, path); err != nil {

@@ -37,7 +37,7 @@ func lockDatabase(path string) (*fileLock, error) {
 		path = p
 	}
 	name := path + lockSuffix
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, PrivateMode)
 	if err != nil {
 		return nil, fmt.Errorf("store: lock %s: %w", name, err)
 	}
