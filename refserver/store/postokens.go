@@ -81,7 +81,7 @@ func (tx *Tx) SetLocationPOS(p POSTokens, locationID int64, posURL, posToken *st
 // to a POS. SQLite's secure_delete is on while it runs, so the page that
 // held a token keeps no copy of it in its free space (the WAL may hold the
 // old page until the next checkpoint overwrites it).
-func (tx *Tx) SealPlainPOSTokens(p POSTokens) (int, error) {
+func (tx *Tx) SealPlainPOSTokens(p POSTokens) (n int, err error) {
 	rows, err := tx.query(`SELECT location_id, pos_token_plain FROM locations WHERE pos_token_plain IS NOT NULL`)
 	if err != nil {
 		return 0, fmt.Errorf("plain pos tokens: %w", err)
@@ -97,17 +97,49 @@ func (tx *Tx) SealPlainPOSTokens(p POSTokens) (int, error) {
 	if len(plain) == 0 {
 		return 0, nil
 	}
-	if _, err := tx.exec(`PRAGMA secure_delete = ON`); err != nil {
+	restore, err := tx.secureDelete()
+	if err != nil {
 		return 0, err
 	}
+	defer func() {
+		if rerr := restore(); rerr != nil {
+			n, err = 0, errors.Join(err, rerr)
+		}
+	}()
 	for _, pt := range plain {
 		sealed := p.box.Seal([]byte(pt.token), posTokenBinding(pt.id))
 		if _, err := tx.exec(`UPDATE locations SET pos_token_sealed = ?, pos_token_plain = NULL WHERE location_id = ?`, sealed, pt.id); err != nil {
 			return 0, fmt.Errorf("seal pos token: %w", err)
 		}
 	}
-	if _, err := tx.exec(`PRAGMA secure_delete = OFF`); err != nil {
-		return 0, err
-	}
 	return len(plain), nil
+}
+
+// secureDelete turns SQLite's secure_delete on, and returns the function
+// that puts it back as it was. The setting belongs to the connection, not
+// to the transaction: a rollback keeps it, so without restore it would
+// stay on for every later write of the pooled connection.
+func (tx *Tx) secureDelete() (restore func() error, err error) {
+	var was int
+	if err := tx.queryRow(`PRAGMA secure_delete`).Scan(&was); err != nil {
+		return nil, fmt.Errorf("secure_delete: %w", err)
+	}
+	if _, err := tx.exec(`PRAGMA secure_delete = ON`); err != nil {
+		return nil, fmt.Errorf("secure_delete: %w", err)
+	}
+	// The setting reads back as 0, 1 or 2 (FAST), but only the names
+	// set each of the three.
+	back := "OFF"
+	switch was {
+	case 1:
+		back = "ON"
+	case 2:
+		back = "FAST"
+	}
+	return func() error {
+		if _, err := tx.exec(`PRAGMA secure_delete = ` + back); err != nil {
+			return fmt.Errorf("secure_delete: %w", err)
+		}
+		return nil
+	}, nil
 }

@@ -195,3 +195,52 @@ func TestPlainPOSTokensOfAnOlderServerAreSealed(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedSealPutsSecureDeleteBack: secure_delete belongs to the writer
+// connection, not to the transaction, so a seal that fails half way and
+// rolls back must still turn it back to what it was for the writes after.
+func TestFailedSealPutsSecureDeleteBack(t *testing.T) {
+	t.Parallel()
+	db := openTest(t, filepath.Join(t.TempDir(), "db.sqlite"), nil)
+	secureDelete := func() (v int) {
+		mustWrite(t, db, func(tx *Tx) error { return tx.queryRow(`PRAGMA secure_delete`).Scan(&v) })
+		return v
+	}
+	before := secureDelete()
+	if before != 0 {
+		t.Fatalf("secure_delete is %d before the seal; the test needs it off to see it left on", before)
+	}
+	mustWrite(t, db, func(tx *Tx) error {
+		for range 2 {
+			if _, err := tx.InsertLocation("L", "providerB"); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.exec(`UPDATE locations SET pos_url = 'http://pos.test', pos_token_plain = 'plain-' || location_id`); err != nil {
+			return err
+		}
+		// Only on the writer connection, which every write shares: the
+		// second location's token cannot be sealed.
+		_, err := tx.exec(`CREATE TEMP TRIGGER refuse_seal BEFORE UPDATE OF pos_token_sealed ON locations
+			WHEN OLD.location_id = (SELECT max(location_id) FROM locations)
+			BEGIN SELECT RAISE(ABORT, 'refused'); END`)
+		return err
+	})
+	err := db.Write(t.Context(), func(tx *Tx) error {
+		_, err := tx.SealPlainPOSTokens(NewPOSTokens("admin-key"))
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("seal: %v, want the trigger's refusal", err)
+	}
+	if after := secureDelete(); after != before {
+		t.Errorf("secure_delete is %d after the failed seal, want %d", after, before)
+	}
+	mustRead(t, db, func(tx *Tx) error {
+		var plain int
+		if err := tx.queryRow(`SELECT count(*) FROM locations WHERE pos_token_plain IS NOT NULL`).Scan(&plain); err != nil || plain != 2 {
+			t.Errorf("%d tokens left in the clear after the failed seal (%v), want both", plain, err)
+		}
+		return nil
+	})
+}
