@@ -16,10 +16,11 @@ import (
 // digits or out of range; v holds the zero value there). The map is empty,
 // never nil, so that a handler adds its own findings and answers them all
 // in one 400002 (contract.md section 2: a bad money value does not hide a
-// missing field). err is a 400001 for an empty body, bad JSON, text that is
-// not UTF-8 (see codec.CheckText) or a field of the wrong JSON type (naming
-// the field). Unknown fields are ignored, so that older servers accept
-// requests from newer clients. The reading itself is codec.Decode.
+// missing field). err is a 400001 for an empty body, bad JSON or a field of
+// the wrong JSON type (naming the field); text that is not UTF-8 was
+// refused as the body was read (see CheckText). Unknown fields are
+// ignored, so that older servers accept requests from newer clients. The
+// reading itself is codec.Decode.
 func Decode(r *http.Request, v any, required ...string) (problems map[string]string, err error) {
 	body := RequestFrom(r.Context()).Body()
 	problems, err = decodeBody(body, v)
@@ -37,7 +38,8 @@ func Decode(r *http.Request, v any, required ...string) (problems map[string]str
 	return problems, nil
 }
 
-// DecodeBytes decodes body into v with the errors of Decode. Values that
+// DecodeBytes decodes body into v with the errors of Decode; body must
+// have passed CheckText, as every request body has. Values that
 // break their own type's rule make it a 400002 naming every one of them;
 // v is then decoded in full but for those values, and ValueProblems gives
 // them back to a caller that checks more rules before answering.

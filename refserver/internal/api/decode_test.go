@@ -65,6 +65,8 @@ type decodeTarget struct {
 	ByName map[string]client.Money `json:"byName"`
 }
 
+// TestDecodeBytes: what a body read as a request's is decoded to, or the
+// catalogue error it gets, whichever of readBody and DecodeBytes finds it.
 func TestDecodeBytes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -108,7 +110,7 @@ func TestDecodeBytes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var v decodeTarget
-			err := DecodeBytes([]byte(tt.raw), &v)
+			err := readAndDecode(tt.raw, &v)
 			if tt.code == 0 {
 				if err != nil {
 					t.Fatalf("decode(%s) = %v", tt.raw, err)
@@ -126,6 +128,18 @@ func TestDecodeBytes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readAndDecode reads raw as the body of a request, as the guard of every
+// route does (readBody refuses text that encoding/json would alter), then
+// decodes it into v.
+func readAndDecode(raw string, v any) error {
+	r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(raw))
+	body, err := readBody(httptest.NewRecorder(), r)
+	if err != nil {
+		return err
+	}
+	return DecodeBytes(body, v)
 }
 
 // FuzzDecodeJSON checks that no input makes decoding or the presence check

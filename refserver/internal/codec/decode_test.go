@@ -35,7 +35,6 @@ func TestDecode(t *testing.T) {
 		{raw: `{"name":4242424242424242}`, wantMessage: `Malformed JSON body: field "name" must be a string, not number.`},
 		{raw: `{"items":[{"price":"1.00"}]}`, wantMessage: `Malformed JSON body: field "items[0].price" must be a number.`},
 		{raw: ``, wantMessage: "Malformed JSON body: the body is empty."},
-		{raw: "{\"name\":\"\xff\"}", wantMessage: "Malformed JSON body: the body is not valid UTF-8."},
 		{raw: `{"name":"a"} {}`, wantMessage: "Malformed JSON body: unexpected data after the JSON value."},
 	}
 	for _, tt := range tests {
@@ -53,6 +52,27 @@ func TestDecode(t *testing.T) {
 			if diff := cmp.Diff(tt.wantProblems, problems); diff != "" || v.Name != tt.wantName {
 				t.Errorf("Decode(%s): name %q, problems (-want +got):\n%s", tt.raw, v.Name, diff)
 			}
+		}
+	}
+}
+
+// CheckText refuses, before Decode sees a body, the text encoding/json
+// would take altered.
+func TestCheckText(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]string{
+		`{"name":"caf\u00e9 café 😀 \ud83d\ude00"}`: "",
+		`{"name":"\\ud800"}`:                       "",
+		"{\"name\":\"\xff\"}":                      "Malformed JSON body: the body is not valid UTF-8.",
+		`{"name":"a\ud83dx"}`:                      "Malformed JSON body: a \\u escape at byte 10 is half a surrogate pair.",
+	} {
+		err := codec.CheckText([]byte(raw))
+		var m *codec.Malformed
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("CheckText(%s) = %v", raw, err)
+		case want != "" && (!errors.As(err, &m) || m.Message != want):
+			t.Errorf("CheckText(%s) = %v; want a *Malformed %q", raw, err, want)
 		}
 	}
 }
