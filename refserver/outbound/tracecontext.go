@@ -5,6 +5,8 @@ import (
 
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 )
 
 // WithTraceContext returns a copy of hc whose requests carry the trace
@@ -13,13 +15,7 @@ import (
 // receiver's spans then join the trace of the try or check that called
 // them. A request made outside any trace goes out as it is.
 func WithTraceContext(hc *http.Client, p propagation.TextMapPropagator) *http.Client {
-	c := *hc
-	base := c.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	c.Transport = traceContextTransport{base: base, p: p}
-	return &c
+	return api.WrapTransport(hc, func(base http.RoundTripper) http.RoundTripper { return traceContextTransport{base: base, p: p} })
 }
 
 type traceContextTransport struct {

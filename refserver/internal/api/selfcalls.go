@@ -42,13 +42,7 @@ func NewSelfCalls(bases ...string) *SelfCalls {
 // Client returns a copy of hc whose requests to one of the server's base
 // URLs carry the mark.
 func (s *SelfCalls) Client(hc *http.Client) *http.Client {
-	c := *hc
-	next := hc.Transport
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	c.Transport = selfMarking{s: s, next: next}
-	return &c
+	return WrapTransport(hc, func(next http.RoundTripper) http.RoundTripper { return selfMarking{s: s, next: next} })
 }
 
 // Is reports whether r is one of the server's own calls.
