@@ -67,6 +67,20 @@ func (s *Server) checkPublicURL(scheme, raw string) (string, error) {
 	return raw, nil
 }
 
+// configPublicURL checks raw, the Config field named field, as a base URL
+// of scheme, and returns it, or def (the URL the server answers under)
+// when raw is empty.
+func configPublicURL(field, scheme, raw, def string) (string, error) {
+	if raw == "" {
+		return def, nil
+	}
+	u, err := baseURL(scheme, raw)
+	if err != nil {
+		return "", fmt.Errorf("refserver: Config.%s %w", field, err)
+	}
+	return u, nil
+}
+
 // baseURL returns raw without a trailing slash when it is a base URL of
 // scheme: a scheme, a host and perhaps a port.
 func baseURL(scheme, raw string) (string, error) {

@@ -91,18 +91,32 @@ func TestPublicURLsDefault(t *testing.T) {
 	}
 }
 
-// Public URLs given in the configuration are checked like those set later.
+// Public URLs given in the configuration are checked like those set later,
+// each error naming its field; both are named when both are wrong.
 func TestNewChecksPublicURLs(t *testing.T) {
 	t.Parallel()
-	for _, cfg := range []Config{
-		{PublicURL: "https://localhost:1"},
-		{PublicTLSURL: "localhost:2"},
-		{PublicURL: "http://localhost:1/base"},
+	const (
+		notHTTP  = "refserver: Config.PublicURL must be an absolute http URL with a host, such as http://localhost:32768"
+		notHTTPS = "refserver: Config.PublicTLSURL must be an absolute https URL with a host, such as https://localhost:32768"
+		withPath = "refserver: Config.PublicURL must be a scheme, a host and a port, without a path, query or user"
+	)
+	for _, tt := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{PublicURL: "https://localhost:1"}, notHTTP},
+		{Config{PublicTLSURL: "localhost:2"}, notHTTPS},
+		{Config{PublicURL: "http://localhost:1/base"}, withPath},
+		{Config{PublicURL: "http://localhost:1/base", PublicTLSURL: "http://localhost:2"}, withPath + "\n" + notHTTPS},
 	} {
+		cfg := tt.cfg
 		cfg.DBPath, cfg.AdminKey = ":memory:", testAdminKey
-		if srv, err := New(cfg); err == nil {
+		srv, err := New(cfg)
+		if err == nil {
 			srv.Close()
 			t.Errorf("New with %q and %q succeeded", cfg.PublicURL, cfg.PublicTLSURL)
+		} else if err.Error() != tt.want {
+			t.Errorf("New with %q and %q: %q, want %q", cfg.PublicURL, cfg.PublicTLSURL, err, tt.want)
 		}
 	}
 }

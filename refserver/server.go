@@ -128,16 +128,8 @@ func New(cfg Config) (*Server, error) {
 	cfg.TLSURL = strings.TrimRight(cfg.TLSURL, "/")
 	// Public URLs given are checked; the defaults are the URLs as given.
 	var errURL, errTLSURL error
-	if cfg.PublicURL == "" {
-		cfg.PublicURL = cfg.BaseURL
-	} else if cfg.PublicURL, errURL = baseURL("http", cfg.PublicURL); errURL != nil {
-		errURL = fmt.Errorf("refserver: Config.PublicURL %w", errURL)
-	}
-	if cfg.PublicTLSURL == "" {
-		cfg.PublicTLSURL = cfg.TLSURL
-	} else if cfg.PublicTLSURL, errTLSURL = baseURL("https", cfg.PublicTLSURL); errTLSURL != nil {
-		errTLSURL = fmt.Errorf("refserver: Config.PublicTLSURL %w", errTLSURL)
-	}
+	cfg.PublicURL, errURL = configPublicURL("PublicURL", "http", cfg.PublicURL, cfg.BaseURL)
+	cfg.PublicTLSURL, errTLSURL = configPublicURL("PublicTLSURL", "https", cfg.PublicTLSURL, cfg.TLSURL)
 	if err := errors.Join(errURL, errTLSURL); err != nil {
 		return nil, err
 	}
