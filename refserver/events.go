@@ -114,14 +114,17 @@ func (s *Server) handleEventFeed(w http.ResponseWriter, r *http.Request) {
 }
 
 // readFeed reads a page of the feed into f, in a place under
-// Config.MaxInFlight.
+// Config.MaxInFlight. Like every read it checks the API key again when the
+// sandbox was reset or a snapshot restored since the guard admitted it
+// (api.Reads.Run): a key that went with the data gets its 401004, not an
+// empty page.
 func (s *Server) readFeed(r *http.Request, keyID int64, req rules.FeedRequest, f *events.Page) error {
 	release, ok := s.inFlight.Hold(r.Context())
 	if !ok {
 		return api.TooManyRequests(time.Second)
 	}
 	defer release()
-	return s.db.Read(r.Context(), func(tx *store.Tx) (err error) {
+	return s.reads.Run(r, func(tx *store.Tx) (err error) {
 		*f, err = rules.ReadFeed(tx, keyID, req)
 		return err
 	})

@@ -82,14 +82,7 @@ func (e *readEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := RequestFrom(r.Context())
 	err = rs.db.Read(r.Context(), func(tx *store.Tx) error {
 		v, err := read(tx)
-		// After the read, whose statements have given the transaction
-		// its snapshot: a credential that went with a reset or restore
-		// seen by it gets its 401 rather than what the read made of its
-		// rows being gone (recheck).
-		if rerr := recheck(tx, rs.db, r, q); rerr != nil {
-			return rerr
-		}
-		if err != nil {
+		if err := rs.rechecked(tx, r, q, err); err != nil {
 			return err
 		}
 		if s, ok := v.(Stream); ok {
@@ -112,4 +105,26 @@ func (e *readEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case !started:
 		writeRaw(w, http.StatusOK, body)
 	}
+}
+
+// Run runs read in a read transaction for r, for a handler that reads
+// outside a ReadHandler (the event feed, which waits between its reads),
+// with the credential check every Read gets after it (rechecked).
+func (rs *Reads) Run(r *http.Request, read func(tx *store.Tx) error) error {
+	q := RequestFrom(r.Context())
+	return rs.db.Read(r.Context(), func(tx *store.Tx) error {
+		return rs.rechecked(tx, r, q, read(tx))
+	})
+}
+
+// rechecked returns what to answer for a read of r in tx that ended with
+// err. It checks r's credential again once the read's statements have
+// given the transaction its snapshot: a credential that went with a reset
+// or restore seen by it gets its 401 rather than what the read made of its
+// rows being gone (recheck). Otherwise it is err.
+func (rs *Reads) rechecked(tx *store.Tx, r *http.Request, q *Request, err error) error {
+	if rerr := recheck(tx, rs.db, r, q); rerr != nil {
+		return rerr
+	}
+	return err
 }
