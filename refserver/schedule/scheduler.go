@@ -72,6 +72,10 @@ type Scheduler struct {
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced when a job catches up
 	stopped chan struct{} // closed when Run returns
+
+	// waiting, when set (by tests), is called each time CatchUp waits,
+	// with the gen it waits under and the names of the jobs behind.
+	waiting func(gen uint64, behind []string)
 }
 
 // New returns a Scheduler; add its jobs with Add, then start it with Run.
@@ -181,17 +185,19 @@ func (s *Scheduler) CatchUp(ctx context.Context) error {
 func (s *Scheduler) waitCaughtUp(ctx context.Context, gen uint64) error {
 	for {
 		s.mu.Lock()
-		behind := false
+		var behind []string
 		for _, h := range s.jobs {
 			if h.caughtUp < gen {
-				behind = true
-				break
+				behind = append(behind, h.job.Name)
 			}
 		}
 		changed := s.changed
 		s.mu.Unlock()
-		if !behind {
+		if len(behind) == 0 {
 			return nil
+		}
+		if s.waiting != nil {
+			s.waiting(gen, behind)
 		}
 		select {
 		case <-changed:
