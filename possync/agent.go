@@ -11,7 +11,6 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/internal/wake"
 )
 
@@ -146,7 +145,12 @@ type Agent struct {
 	log   *slog.Logger
 	store Store // nil: memory only
 
+	svc   *Service     // api when it is one: sends go out as the queued JSON, not decoded again
 	state atomic.Int32 // stateNew -> stateRunning -> stateDone
+
+	// bodies recycles the buffers of queued checks' JSON (*checkJSON) that
+	// Push replaced, so that a push of a waiting check allocates nothing.
+	bodies sync.Pool
 
 	mu       sync.Mutex
 	entries  map[int64]*entry // check number -> newest undelivered state
@@ -174,12 +178,31 @@ type Agent struct {
 }
 
 // entry is the newest state of one check that is still to be delivered.
+//
+// The check is kept as its JSON, exactly the body its push sends (and what
+// the outbox file stores): the garbage collector marks one pointer-free
+// buffer per queued check instead of a copy of its items, modifiers and
+// strings, a send never encodes it again, and a push that replaces a
+// waiting state writes into the buffer of the one before.
 type entry struct {
-	check    *Check
-	gen      uint64 // which Push produced check; a send of an older gen does not settle it
+	body     *checkJSON
+	gen      uint64 // which Push produced body; a send of an older gen does not settle it
 	queued   bool   // in Agent.ready
 	inflight bool   // being sent
+	// lent: body was handed to a send, which can go on reading it after it
+	// returns (net/http may still be writing a request's body when the
+	// answer arrives), so it is never reused. saving: body is being written
+	// to the Store. Either keeps Push from reusing body; both refer to body
+	// alone and start false for the next one.
+	lent, saving bool
+	// invalid is Check.Validate's complaint about a check loaded from the
+	// Store (an older version may have queued what this one refuses): the
+	// error Service.PushCheck would return without sending it.
+	invalid error
 }
+
+// checkJSON is the buffer of one queued check's JSON.
+type checkJSON struct{ b []byte }
 
 const (
 	stateNew int32 = iota
@@ -214,6 +237,7 @@ func NewAgent(api API, cfg AgentConfig) (*Agent, error) {
 		progress:    make(chan struct{}, 1),
 		pollNow:     wake.NewSignal(),
 	}
+	a.svc, _ = api.(*Service)
 	if st := cfg.Store; st != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 		checks, saved, err := st.Load(ctx)
@@ -227,8 +251,15 @@ func NewAgent(api API, cfg AgentConfig) (*Agent, error) {
 			if c == nil || c.CheckNumber <= 0 || a.entries[c.CheckNumber] != nil {
 				continue // a store should never return these; do not queue them twice
 			}
+			body, err := c.MarshalJSON()
+			if err != nil {
+				// Only a cycle of modifiers or categories, which no check
+				// decoded from a file can have.
+				a.log.Error("check from the store cannot be encoded; dropped", "checkNumber", c.CheckNumber, "err", err)
+				continue
+			}
 			a.gen++
-			a.entries[c.CheckNumber] = &entry{check: c, gen: a.gen, queued: true}
+			a.entries[c.CheckNumber] = &entry{body: &checkJSON{b: body}, gen: a.gen, queued: true, invalid: c.Validate()}
 			a.ready = append(a.ready, c.CheckNumber)
 		}
 		for _, id := range saved {
@@ -255,8 +286,8 @@ func NewAgent(api API, cfg AgentConfig) (*Agent, error) {
 // Push queues the current state of a check for delivery and returns at
 // once, whether the service is reachable or not. Only the newest state of
 // each check number is kept: pushes of a check that is still waiting
-// replace it. Push keeps a deep copy, so the caller may go on changing
-// check.
+// replace it. Push keeps the check's JSON as it will be sent, so the caller
+// may go on changing check.
 //
 // A check whose LocationID is 0 is sent with the agent's location. Push
 // returns a *client.ValidationError for a check the service would refuse (see
@@ -271,33 +302,46 @@ func (a *Agent) Push(check *Check) error {
 		return fmt.Errorf("possync: check %d is for location %d, the agent's is %d",
 			check.CheckNumber, check.LocationID, a.cfg.LocationID)
 	}
-	if err := check.Validate(); err != nil {
-		var ve *client.ValidationError
-		if !errors.As(err, &ve) || check.LocationID != 0 || len(ve.Fields) != 1 || ve.Fields["locationId"] == "" {
-			return err
-		}
-		// The only complaint is the location the agent fills in below.
-	}
-	c := check.Clone()
+	// c is a shallow copy, on the stack, that fills in the location: it is
+	// what is validated (a valid check then costs no allocation) and
+	// encoded. A check it fails for is refused with the error of the
+	// caller's own check, which also names a missing location.
+	c := *check
 	c.LocationID = a.cfg.LocationID
+	if c.Validate() != nil {
+		return check.Validate()
+	}
+	// The JSON is written before the lock is taken, into a buffer that an
+	// earlier push left over.
+	buf, _ := a.bodies.Get().(*checkJSON)
+	if buf == nil {
+		buf = &checkJSON{b: make([]byte, 0, check.sizeHint())}
+	}
+	buf.b = c.appendJSON(buf.b[:0])
+	n := c.CheckNumber
 
 	a.mu.Lock()
 	if a.closed {
 		a.mu.Unlock()
+		a.bodies.Put(buf)
 		return ErrAgentClosed
 	}
-	e := a.entries[c.CheckNumber]
+	e := a.entries[n]
+	var spare *checkJSON // the replaced state's buffer, when nothing else reads it
 	if e == nil {
 		if len(a.entries) >= a.cfg.MaxQueued {
 			a.mu.Unlock()
+			a.bodies.Put(buf)
 			return ErrOutboxFull
 		}
 		e = &entry{}
-		a.entries[c.CheckNumber] = e
+		a.entries[n] = e
 		a.stats.Queued = len(a.entries)
+	} else if !e.lent && !e.saving {
+		spare = e.body
 	}
 	a.gen++
-	e.check, e.gen = c, a.gen
+	e.body, e.gen, e.lent, e.saving, e.invalid = buf, a.gen, false, false, nil
 	// The dispatcher needs waking only when the ready list stops being
 	// empty. While it is not, the dispatcher already has a wake coming: a
 	// signal not yet taken, its backoff timer, or the end of a send. With
@@ -308,13 +352,16 @@ func (a *Agent) Push(check *Check) error {
 	if !e.queued && !e.inflight {
 		e.queued = true
 		wake = len(a.ready) == 0
-		a.ready = append(a.ready, c.CheckNumber)
+		a.ready = append(a.ready, n)
 	}
 	if a.store != nil {
-		a.dirty[c.CheckNumber] = struct{}{}
+		a.dirty[n] = struct{}{}
 	}
 	a.mu.Unlock()
 
+	if spare != nil {
+		a.bodies.Put(spare)
+	}
 	if wake {
 		signal(a.wakeSend)
 	}

@@ -2,7 +2,9 @@ package possync
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"sync"
@@ -37,13 +39,13 @@ func (a *Agent) dispatch(ctx, sendCtx context.Context, sends *sync.WaitGroup) {
 			if e == nil || !e.queued {
 				continue // cannot happen: ready and entries change together
 			}
-			e.queued, e.inflight = false, true
+			e.queued, e.inflight, e.lent = false, true, true
 			a.inflight++
 			sends.Add(1)
-			go func(check *Check, gen uint64) {
+			go func(body []byte, gen uint64, invalid error) {
 				defer sends.Done()
-				a.send(sendCtx, check, gen)
-			}(e.check, e.gen)
+				a.send(sendCtx, n, body, gen, invalid)
+			}(e.body.b, e.gen, e.invalid)
 		}
 		if len(a.ready) == 0 {
 			a.ready = nil // let the backing array go after a burst
@@ -64,20 +66,15 @@ func (a *Agent) dispatch(ctx, sendCtx context.Context, sends *sync.WaitGroup) {
 	}
 }
 
-// send delivers one state of a check and settles the entry: delivered (or
-// refused for good) and unchanged since, it leaves the queue; changed by a
-// Push meanwhile, or failed for a temporary reason, it is queued again.
-func (a *Agent) send(ctx context.Context, check *Check, gen uint64) {
+// send delivers one state of check n (body, its JSON) and settles the
+// entry: delivered (or refused for good) and unchanged since, it leaves the
+// queue; changed by a Push meanwhile, or failed for a temporary reason, it
+// is queued again.
+func (a *Agent) send(ctx context.Context, n int64, body []byte, gen uint64, invalid error) {
 	rctx, cancel := context.WithTimeout(ctx, a.cfg.RequestTimeout)
-	// The agent does its own backoff across all checks, so the client's
-	// per-call retries are turned off. A push is idempotent by nature (it
-	// carries the check's full state, and the agent never has two sends of
-	// one check in flight), so it goes without an Idempotency-Key: the key
-	// would only make the service record every push for replay.
-	res, err := a.api.PushCheck(rctx, check, client.WithMaxRetries(0), client.WithoutIdempotencyKey())
+	res, err := a.push(rctx, body, invalid)
 	cancel()
 
-	n := check.CheckNumber
 	a.mu.Lock()
 	a.inflight--
 	e := a.entries[n]
@@ -127,6 +124,31 @@ func (a *Agent) send(ctx context.Context, check *Check, gen uint64) {
 	if settled && a.store != nil {
 		signal(a.wakePersist)
 	}
+}
+
+// push makes the call of one send. The agent does its own backoff across
+// all checks, so the client's per-call retries are turned off. A push is
+// idempotent by nature (it carries the check's full state, and the agent
+// never has two sends of one check in flight), so it goes without an
+// Idempotency-Key: the key would only make the service record every push
+// for replay.
+//
+// Through a *Service the queued JSON is the request's body as it is; an
+// invalid check loaded from the Store gets the error PushCheck would
+// return for it. Any other API is handed the check decoded from its JSON.
+func (a *Agent) push(ctx context.Context, body []byte, invalid error) (PushResult, error) {
+	opts := []client.Option{client.WithMaxRetries(0), client.WithoutIdempotencyKey()}
+	if a.svc != nil {
+		if invalid != nil {
+			return PushResult{}, invalid
+		}
+		return a.svc.pushCheckJSON(ctx, body, opts...)
+	}
+	check := new(Check)
+	if err := json.Unmarshal(body, check); err != nil {
+		return PushResult{}, fmt.Errorf("possync: decoding a queued check: %w", err)
+	}
+	return a.api.PushCheck(ctx, check, opts...)
 }
 
 // permanent reports whether a failed push will fail again however often it
@@ -230,11 +252,14 @@ func (a *Agent) saveDirty() error {
 		a.mu.Unlock()
 		return nil
 	}
-	var puts []*Check
+	var puts []CheckJSON
+	var gens []uint64 // of puts, to release their buffers after the write
 	var dels []int64
 	for n := range a.dirty {
 		if e := a.entries[n]; e != nil {
-			puts = append(puts, e.check) // checks are never changed once queued
+			e.saving = true // Push leaves the buffer alone until the write is done
+			puts = append(puts, CheckJSON{CheckNumber: n, JSON: e.body.b})
+			gens = append(gens, e.gen)
 		} else {
 			dels = append(dels, n)
 		}
@@ -243,17 +268,39 @@ func (a *Agent) saveDirty() error {
 	a.mu.Unlock()
 
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-	err := a.store.SaveChecks(ctx, puts, dels)
+	err := a.saveChecks(ctx, puts, dels)
 	cancel()
-	if err != nil {
-		a.mu.Lock()
-		for _, c := range puts {
-			a.dirty[c.CheckNumber] = struct{}{}
+
+	a.mu.Lock()
+	for i, p := range puts {
+		if e := a.entries[p.CheckNumber]; e != nil && e.gen == gens[i] {
+			e.saving = false
 		}
+		if err != nil {
+			a.dirty[p.CheckNumber] = struct{}{}
+		}
+	}
+	if err != nil {
 		for _, n := range dels {
 			a.dirty[n] = struct{}{}
 		}
-		a.mu.Unlock()
 	}
+	a.mu.Unlock()
 	return err
+}
+
+// saveChecks hands a write to the Store: as JSON to a JSONStore, decoded
+// to any other.
+func (a *Agent) saveChecks(ctx context.Context, put []CheckJSON, remove []int64) error {
+	if js, ok := a.store.(JSONStore); ok {
+		return js.SaveCheckJSON(ctx, put, remove)
+	}
+	checks := make([]*Check, len(put))
+	for i, p := range put {
+		checks[i] = new(Check)
+		if err := json.Unmarshal(p.JSON, checks[i]); err != nil {
+			return fmt.Errorf("possync: decoding queued check %d: %w", p.CheckNumber, err)
+		}
+	}
+	return a.store.SaveChecks(ctx, checks, remove)
 }

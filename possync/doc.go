@@ -52,6 +52,14 @@
 // dropped and logged; one refused for an authentication reason (401, 403)
 // is kept, since the fault is the agent's configuration, not the check.
 //
+// A waiting check is kept as the JSON its push will send, written by Push
+// into the buffer of the state it replaces: a push costs no allocation,
+// and a queue of thousands of checks gives the garbage collector almost
+// nothing to mark, so a POS pushing fast is not slowed by collections. The
+// JSON goes out as it is through a *Service and to a JSONStore; any other
+// API or Store gets the check decoded from it (nil Discounts and MenuItems
+// then arrive empty, as the service would read them).
+//
 // Every PollInterval (30 s, jittered) the agent fetches the payments and,
 // oldest first, calls SavePayment for each; only after SavePayment returns
 // nil does it accept the payment at the service, so a payment is never

@@ -104,17 +104,25 @@ func (s *Service) PushCheck(ctx context.Context, check *Check, opts ...client.Op
 	if err := check.Validate(); err != nil {
 		return out, err
 	}
-	const route = "/v1/pos/push-pull/check"
 	// Encoded here rather than by Do: json.Marshal would re-scan the
 	// whole of Check.MarshalJSON's output, a sizeable share of a push's
 	// client-side CPU.
 	body, err := check.MarshalJSON()
 	if err != nil {
-		return out, fmt.Errorf("hospo: encode POST %s body: %w", route[1:], err)
+		return out, fmt.Errorf("hospo: encode POST %s body: %w", pushCheckRoute[1:], err)
 	}
-	_, err = s.c.Do(ctx, &client.Request{
+	return s.pushCheckJSON(ctx, body, opts...)
+}
+
+const pushCheckRoute = "/v1/pos/push-pull/check"
+
+// pushCheckJSON is PushCheck of a check already encoded and validated: the
+// Agent's sends, whose checks are queued as their JSON.
+func (s *Service) pushCheckJSON(ctx context.Context, body []byte, opts ...client.Option) (PushResult, error) {
+	var out PushResult
+	_, err := s.c.Do(ctx, &client.Request{
 		Method: http.MethodPost,
-		Route:  route,
+		Route:  pushCheckRoute,
 		Body:   json.RawMessage(body),
 		Auth:   client.AuthAccessToken,
 	}, &out, opts...)

@@ -61,8 +61,8 @@ func (c *Check) Validate() error {
 	v.nonNegative(nil, "tipsPaid", c.TipsPaid)
 	for i := range c.MenuItems {
 		m := &c.MenuItems[i]
-		v.paths[0] = fielderr.Element(nil, "menuItems", i)
-		p := &v.paths[0]
+		v.item = fielderr.Element(nil, "menuItems", i)
+		p := &v.item
 		if m.Quantity < 0 {
 			v.AddAt(p, "quantity", reasonNegative)
 		}
@@ -75,12 +75,16 @@ func (c *Check) Validate() error {
 }
 
 // validator collects the failing fields of a check.
+//
+// It holds no pointer into itself, so that it stays on Validate's stack:
+// a valid check costs no allocation (Agent.Push validates every check).
+// The path of a modifier is built from the indices only when one fails.
 type validator struct {
 	fielderr.Set
-	// paths[0] is the path of the menu item being checked, paths[n] that
-	// of its modifier at level n. They live here because on the stack of
-	// the recursion they would escape to the heap, one allocation each.
-	paths [MaxNesting + 1]fielderr.Path
+	item fielderr.Path // the menu item being checked
+	// mods[n] is the index of the modifier being checked at level n
+	// (mods[0] is unused: level 0 is the item).
+	mods [MaxNesting + 1]int
 }
 
 func (v *validator) nonNegative(p *fielderr.Path, name string, m client.Money) {
@@ -90,21 +94,31 @@ func (v *validator) nonNegative(p *fielderr.Path, name string, m client.Money) {
 }
 
 // modifiers checks the nesting of the modifiers of the item or modifier at
-// v.paths[depth-1]; depth is the level of ms (an item's own modifiers are
+// level depth-1 (v.item and v.mods); depth is the level of ms (an item's own modifiers are
 // level 1).
 func (v *validator) modifiers(ms []Modifier, depth int) {
 	if len(ms) == 0 {
 		return
 	}
-	parent := &v.paths[depth-1]
 	if depth > MaxNesting {
-		v.AddAt(parent, "modifiers", reasonNesting)
+		v.AddAt(v.modifierPath(depth-1), "modifiers", reasonNesting)
 		return
 	}
 	for i := range ms {
-		v.paths[depth] = fielderr.Element(parent, "modifiers", i)
+		v.mods[depth] = i
 		v.modifiers(ms[i].Modifiers, depth+1)
 	}
+}
+
+// modifierPath returns the path of the modifier being checked at level
+// depth (the item itself at 0).
+func (v *validator) modifierPath(depth int) *fielderr.Path {
+	ps := make([]fielderr.Path, depth+1)
+	ps[0] = v.item
+	for n := 1; n <= depth; n++ {
+		ps[n] = fielderr.Element(&ps[n-1], "modifiers", v.mods[n])
+	}
+	return &ps[depth]
 }
 
 // category checks the nesting of the category chain of the item at item.

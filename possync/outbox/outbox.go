@@ -43,7 +43,7 @@ type SQLite struct {
 	ownsDB   bool // opened by Open, so closed by Close
 }
 
-var _ possync.Store = (*SQLite)(nil)
+var _ possync.JSONStore = (*SQLite)(nil)
 
 // schema is one statement at a time: not every driver runs several in one
 // Exec.
@@ -140,14 +140,21 @@ func (o *SQLite) Load(ctx context.Context) ([]*possync.Check, []int64, error) {
 // rows of the check numbers in remove, in one transaction (one fsync for a
 // whole batch).
 func (o *SQLite) SaveChecks(ctx context.Context, put []*possync.Check, remove []int64) error {
-	bodies := make([][]byte, len(put))
+	encoded := make([]possync.CheckJSON, len(put))
 	for i, c := range put {
 		b, err := json.Marshal(c)
 		if err != nil {
 			return fmt.Errorf("outbox: encode check %d: %w", c.CheckNumber, err)
 		}
-		bodies[i] = b
+		encoded[i] = possync.CheckJSON{CheckNumber: c.CheckNumber, JSON: b}
 	}
+	return o.SaveCheckJSON(ctx, encoded, remove)
+}
+
+// SaveCheckJSON is SaveChecks of checks already encoded, which is how a
+// possync.Agent writes them: the JSON goes into the file as it is, the
+// same text SaveChecks writes.
+func (o *SQLite) SaveCheckJSON(ctx context.Context, put []possync.CheckJSON, remove []int64) error {
 	tx, err := o.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("outbox: %w", err)
@@ -164,8 +171,9 @@ func (o *SQLite) SaveChecks(ctx context.Context, put []*possync.Check, remove []
 			return fmt.Errorf("outbox: %w", err)
 		}
 		defer st.Close()
-		for i, c := range put {
-			if _, err := st.ExecContext(ctx, o.location, c.CheckNumber, string(bodies[i]), now); err != nil {
+		for _, c := range put {
+			// A string: the column is TEXT, and the driver copies it.
+			if _, err := st.ExecContext(ctx, o.location, c.CheckNumber, string(c.JSON), now); err != nil {
 				return fmt.Errorf("outbox: %w", err)
 			}
 		}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package possync
+
+const raceEnabled = false
