@@ -1,7 +1,6 @@
 package refserver
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -37,31 +36,13 @@ func TestFeedRechecksTheKeyAfterAReset(t *testing.T) {
 	}()
 	<-entered // the only place is taken
 	type answer struct {
-		status int
-		code   client.Code
-		msg    string
-		err    error
+		resp response
+		err  error
 	}
 	held := make(chan answer, 1)
 	go func() {
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, ts.url+"/v1/events", nil)
-		if err != nil {
-			held <- answer{err: err}
-			return
-		}
-		req.Header.Set("X-Vendor-API-Key", key)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			held <- answer{err: err}
-			return
-		}
-		defer res.Body.Close()
-		var body struct {
-			Code    client.Code `json:"code"`
-			Message string      `json:"message"`
-		}
-		err = json.NewDecoder(res.Body).Decode(&body)
-		held <- answer{status: res.StatusCode, code: body.Code, msg: body.Message, err: err}
+		resp, err := sendRequest(http.MethodGet, ts.url+"/v1/events", feed, "")
+		held <- answer{resp, err}
 	}()
 	<-waiting // admitted, and waiting for the place to read in
 	if r := do(t, http.MethodPost, ts.url+"/sandbox/reset", admin, ""); r.status != http.StatusOK {
@@ -72,9 +53,11 @@ func TestFeedRechecksTheKeyAfterAReset(t *testing.T) {
 		t.Errorf("blocking request: %d", code)
 	}
 	a := <-held
-	if a.err != nil || a.code != client.CodeAPIKeyInvalid || !strings.Contains(a.msg, "reset") {
-		t.Errorf("feed admitted before the reset, read after it: %d %d %q (%v); want 401004 saying the sandbox was reset",
-			a.status, a.code, a.msg, a.err)
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	if msg, _ := a.resp.body["message"].(string); a.resp.code() != int(client.CodeAPIKeyInvalid) || !strings.Contains(msg, "reset") {
+		t.Errorf("feed admitted before the reset, read after it: %d %s; want 401004 saying the sandbox was reset", a.resp.status, a.resp.raw)
 	}
 	after := do(t, http.MethodGet, ts.url+"/v1/events", feed, "")
 	wantError(t, after, client.CodeAPIKeyInvalid)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rsa"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -154,13 +155,22 @@ func (r response) requestInfo() map[string]any {
 // application/json unless headers say otherwise ("" sends no body).
 func do(t *testing.T, method, url string, headers map[string]string, body string) response {
 	t.Helper()
+	resp, err := sendRequest(method, url, headers, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// sendRequest is do for a goroutine of its own: it returns what do fails with.
+func sendRequest(method, url string, headers map[string]string, body string) (response, error) {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
 	req, err := http.NewRequest(method, url, rd)
 	if err != nil {
-		t.Fatal(err)
+		return response{}, err
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
@@ -174,20 +184,20 @@ func do(t *testing.T, method, url string, headers map[string]string, body string
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
+		return response{}, fmt.Errorf("%s %s: %w", method, url, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatal(err)
+		return response{}, err
 	}
 	out := response{status: resp.StatusCode, header: resp.Header, raw: raw}
 	if len(bytes.TrimSpace(raw)) > 0 && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		if err := json.Unmarshal(raw, &out.body); err != nil {
-			t.Fatalf("%s %s: decode %q: %v", method, url, raw, err)
+			return response{}, fmt.Errorf("%s %s: decode %q: %w", method, url, raw, err)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // wantError checks that resp is an error with the given code, the error
