@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -219,5 +220,61 @@ func TestPushDoesNotReuseJSONASendWasGiven(t *testing.T) {
 	}
 	if diff := cmp.Diff(mustMarshal(t, checkN(1, 100)), string(got)); diff != "" {
 		t.Errorf("the body of the send (-want +got):\n%s", diff)
+	}
+}
+
+// blockingHandler is a slog.Handler whose first Warn record waits for
+// release (closing entered first): a Logger writing to a stuck pipe.
+type blockingHandler struct {
+	once    sync.Once
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (h *blockingHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *blockingHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *blockingHandler) WithGroup(string) slog.Handler            { return h }
+func (h *blockingHandler) Handle(_ context.Context, r slog.Record) error {
+	if r.Level == slog.LevelWarn {
+		h.once.Do(func() {
+			close(h.entered)
+			<-h.release
+		})
+	}
+	return nil
+}
+
+// The agent logs a failed send without holding what Push needs: a Logger
+// that blocks does not block Push.
+func TestPushDoesNotWaitForTheLogger(t *testing.T) {
+	h := &blockingHandler{entered: make(chan struct{}), release: make(chan struct{})}
+	down := &fakeAPI{pushFn: func(context.Context, *Check) error { return errors.New("connection refused") }}
+	cfg := testConfig()
+	cfg.Logger = slog.New(h)
+	cfg.DrainTimeout = -1
+	a := newTestAgent(t, down, cfg)
+	startAgent(t, a)
+	t.Cleanup(func() { close(h.release) }) // before the agent is stopped
+	if err := a.Push(checkN(1, 100)); err != nil {
+		t.Fatal(err)
+	}
+	<-h.entered // the failed send is logging
+	done := make(chan error, 1)
+	go func() {
+		for n := int64(1); n <= 100; n++ {
+			if err := a.Push(checkN(n, 50)); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute): // a hang detector: a Push that waits never ends
+		t.Fatal("Push blocked while the agent's Logger was stuck")
 	}
 }

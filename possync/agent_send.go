@@ -81,13 +81,14 @@ func (a *Agent) send(ctx context.Context, n int64, body []byte, gen uint64, inva
 	e.inflight = false
 	settled := false
 	var refusal error // the service's answer when it refused the check for good
+	var retryIn time.Duration
+	var failures int // after this one, when it is to be retried
 	switch {
 	case err == nil:
 		a.stats.Sent++
 		a.failures = 0
 		a.backoff = time.Time{}
 		settled = true
-		a.log.Debug("check delivered", "checkNumber", n, "billId", res.BillID, "version", res.Version)
 	case ctx.Err() != nil:
 		// Shutting down: not the service's fault; the check stays queued.
 	case permanent(err):
@@ -95,14 +96,13 @@ func (a *Agent) send(ctx context.Context, n int64, body []byte, gen uint64, inva
 		a.failures = 0 // the service answered: it is up
 		a.recordErrorLocked(err)
 		settled, refusal = true, err
-		a.log.Error("check refused by the service; dropped", "checkNumber", n, "err", err, "fields", fieldErrors(err))
 	default:
 		a.stats.Retried++
 		a.failures++
-		d := a.backoffDelay(a.failures, retryAfter(err))
-		a.backoff = time.Now().Add(d)
+		failures = a.failures
+		retryIn = a.backoffDelay(a.failures, retryAfter(err))
+		a.backoff = time.Now().Add(retryIn)
 		a.recordErrorLocked(err)
-		a.log.Warn("check delivery failed; will retry", "checkNumber", n, "err", err, "retryIn", d, "failures", a.failures)
 	}
 	if settled {
 		a.settleWaitersLocked(n, gen, refusal)
@@ -119,6 +119,16 @@ func (a *Agent) send(ctx context.Context, n int64, body []byte, gen uint64, inva
 	}
 	a.mu.Unlock()
 
+	// Logged once a.mu is released: a Logger that writes to a slow disk or
+	// a pipe must not hold up Push, which takes a.mu.
+	switch {
+	case err == nil:
+		a.log.Debug("check delivered", "checkNumber", n, "billId", res.BillID, "version", res.Version)
+	case refusal != nil:
+		a.log.Error("check refused by the service; dropped", "checkNumber", n, "err", err, "fields", fieldErrors(err))
+	case failures > 0:
+		a.log.Warn("check delivery failed; will retry", "checkNumber", n, "err", err, "retryIn", retryIn, "failures", failures)
+	}
 	signal(a.wakeSend)
 	signal(a.progress)
 	if settled && a.store != nil {
