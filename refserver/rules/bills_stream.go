@@ -57,13 +57,13 @@ func writeClosedBills(w io.Writer, rows *store.ClosedBills, info func() client.R
 
 // appendJSONString appends s as a JSON string, as encoding/json writes
 // it: the server's ids as they are, anything else through encoding/json.
-func appendJSONString(b, s []byte) []byte {
+func appendJSONString(b []byte, s string) []byte {
 	if plainID(s) {
 		b = append(b, '"')
 		b = append(b, s...)
 		return append(b, '"')
 	}
-	q, _ := json.Marshal(string(s)) // a string always encodes
+	q, _ := json.Marshal(s) // a string always encodes
 	return append(b, q...)
 }
 

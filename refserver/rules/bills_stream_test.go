@@ -2,7 +2,9 @@ package rules
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -32,8 +34,13 @@ func closeBills(t testing.TB, s scene, n int) []bills.Summary {
 					break
 				}
 				id := fmt.Sprintf("0190f7c2-3a4b-7c5d-8e9f-%012d", (i*7919)%1_000_003)
-				if i%97 == 3 {
+				switch {
+				case i%194 == 3:
 					id = fmt.Sprintf("bill <%d> \"&\" \u00e9\u2028\xff", i)
+				case i%194 == 100:
+					// What the store's pages are packed with: commas,
+					// digits, a NUL.
+					id = fmt.Sprintf("%d,12,\x00\t,", i)
 				}
 				if _, _, _, err := tx.UpsertCheck(withBillID(id, checkRow(s.loc, int64(1000+i), "closed", 0))); err != nil {
 					return err
@@ -58,22 +65,37 @@ func closeBills(t testing.TB, s scene, n int) []bills.Summary {
 // TestClosedBillsBody holds the streamed closed-bills list to the bytes
 // encoding/json writes for the SDK's bills.ClosedBillsResponse, the
 // encoder it replaced: ids plain and escaped, times in the same second,
-// across minutes, hours and days.
+// across minutes, hours and days, lists of one page of the store's and
+// of several, and lists that end or start at any place in a page.
 func TestClosedBillsBody(t *testing.T) {
 	t.Parallel()
 	s := newScene(t)
 	all := closeBills(t, s, 1500)
 	ri := client.RequestInfo{AccessTokenStatus: "authenticated", ServerTime: 1_900_000_123, APIVersion: 3}
 	from, to := all[0].LastUpdated.Unix(), all[len(all)-1].LastUpdated.Unix()
-	for _, tc := range []struct {
+	type testCase struct {
 		name     string
 		from, to int64
 		want     []bills.Summary
-	}{
+	}
+	const page = store.ClosedBillsPerPage
+	cases := []testCase{
 		{"all", from, to, all},
 		{"none", 0, 1, []bills.Summary{}},
 		{"from the second bill's time", all[1].LastUpdated.Unix(), to, within(all, all[1].LastUpdated.Unix(), to)},
-	} {
+	}
+	// Lists that end around the store's pages, and one that starts in a
+	// page, so that a page boundary falls in a second and between seconds.
+	for _, i := range []int{1, page - 1, page, page + 1, 2*page - 1, 2 * page, 2*page + 1} {
+		end := all[i-1].LastUpdated.Unix()
+		cases = append(cases, testCase{fmt.Sprintf("to the time of bill %d", i), from, end, within(all, from, end)})
+		start := all[i].LastUpdated.Unix()
+		cases = append(cases, testCase{fmt.Sprintf("from the time of bill %d", i+1), start, to, within(all, start, to)})
+	}
+	for _, tc := range cases {
+		if tc.want == nil {
+			tc.want = []bills.Summary{}
+		}
 		want, err := json.Marshal(bills.ClosedBillsResponse{Bills: tc.want, RequestInfo: ri})
 		if err != nil {
 			t.Fatal(err)
@@ -111,8 +133,8 @@ func (w *chunkWriter) Write(p []byte) (int, error) {
 // TestClosedBillsStreams checks that the list is written in bounded
 // chunks as the rows are read, and that what it allocates per bill is
 // less than the bill's share of the body, which any list built whole
-// would hold: memory does not grow with the answer. (Each row still costs
-// the driver its id as a string, garbage at once.)
+// would hold: memory does not grow with the answer. (Each page of the
+// store's still costs the driver its text as a string, garbage once read.)
 func TestClosedBillsStreams(t *testing.T) {
 	s := newScene(t)
 	all := closeBills(t, s, 6000)
@@ -155,6 +177,48 @@ func TestClosedBillsStreams(t *testing.T) {
 	if perBill >= bodyPerBill {
 		t.Errorf("%.1f bytes allocated per bill, for %.1f bytes of body per bill: the answer is held in memory",
 			perBill, bodyPerBill)
+	}
+}
+
+// cancelWriter ends a context at its first write, as a client that goes
+// away once the list has started.
+type cancelWriter struct {
+	cancel  func()
+	written int
+}
+
+func (w *cancelWriter) Write(p []byte) (int, error) {
+	w.cancel()
+	w.written += len(p)
+	return len(p), nil
+}
+
+// TestClosedBillsStopsWhenContextEnds: a list whose request ends while it
+// is being written stops at the store's next page, with the context's
+// error, which the server answers by cutting the connection (api.Stream):
+// the rest of the list is not read.
+func TestClosedBillsStopsWhenContextEnds(t *testing.T) {
+	t.Parallel()
+	s := newScene(t)
+	all := closeBills(t, s, 3*store.ClosedBillsPerPage)
+	first, last := all[0].LastUpdated.Unix(), all[len(all)-1].LastUpdated.Unix()
+	ri := client.RequestInfo{}
+	whole := listClosed(t, s.db, s.loc, first, last, ri)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	w := &cancelWriter{cancel: cancel}
+	err := s.db.Read(ctx, func(tx *store.Tx) error {
+		stream, err := ListClosedBills(tx, s.loc, first, last, func() client.RequestInfo { return ri })
+		if err != nil {
+			return err
+		}
+		return stream(w)
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("list ended with %v, want context.Canceled", err)
+	}
+	if w.written == 0 || w.written >= len(whole) {
+		t.Errorf("%d bytes written of a %d-byte list: want some, not all", w.written, len(whole))
 	}
 }
 

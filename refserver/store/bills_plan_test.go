@@ -26,7 +26,11 @@ func TestBillQueriesUseIndexes(t *testing.T) {
 		want string // a step the plan must contain
 		scan bool   // whether a full scan is expected (the console lists every location)
 	}{
-		{"list", listClosedBillsSQL, []any{1, 0, 10}, "USING COVERING INDEX bills_closed", false},
+		{"list", closedBillsFirstSQL, []any{1, 0, 10, 512}, "USING COVERING INDEX bills_closed", false},
+		// A page after the first seeks to the bill after the last one
+		// read, rather than stepping over the pages before it.
+		{"list, next page", closedBillsNextSQL, []any{1, 0, 10, 512, "b"},
+			"USING COVERING INDEX bills_closed (location_id=? AND (last_updated,bill_id)>(?,?)", false},
 		{"bill", getBillSQL, []any{"b"}, "USING INDEX sqlite_autoindex_bills_1", false},
 		{"payments", billPaymentsSQL, []any{"b"}, "USING INDEX payments_bill", false},
 		{"console open bills", consoleLocationQuery, nil, "USING COVERING INDEX bills_open", true},
@@ -53,7 +57,9 @@ func TestBillQueriesUseIndexes(t *testing.T) {
 				t.Errorf("%s: plan %q lacks %q", tt.name, joined, tt.want)
 			}
 			for _, step := range plan {
-				if (!tt.scan && strings.HasPrefix(step, "SCAN ")) || strings.Contains(step, "TEMP B-TREE") {
+				// A page of the list scans the rows of its own subquery.
+				table := strings.HasPrefix(step, "SCAN ") && !strings.HasPrefix(step, "SCAN (subquery-")
+				if (!tt.scan && table) || strings.Contains(step, "TEMP B-TREE") {
 					t.Errorf("%s: plan %q has a full scan or a sort", tt.name, joined)
 				}
 			}
