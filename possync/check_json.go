@@ -182,6 +182,16 @@ func (c *Category) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// plainJSON[c] reports whether byte c is copied as it is into a JSON string
+// (appendString): printable ASCII but for ", \, <, > and &. A table, since
+// the test runs once per byte of every string of every push.
+var plainJSON = func() (t [256]bool) {
+	for c := 0x20; c <= 0x7e; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 func appendMoney(b []byte, m client.Money) []byte {
 	b, _ = m.AppendText(b) // never fails
 	return b
@@ -193,7 +203,7 @@ func appendMoney(b []byte, m client.Money) []byte {
 // &, U+2028 and U+2029 come out exactly as it writes them.
 func appendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !plainJSON[s[i]] {
 			q, _ := json.Marshal(s) // a string always encodes
 			return append(b, q...)
 		}
