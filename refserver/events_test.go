@@ -3,11 +3,13 @@ package refserver_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -542,6 +544,55 @@ func TestDeliveriesSurviveARestart(t *testing.T) {
 	deliveryOf(t, env, key, wh.Webhook.WebhookID, first.event.ID, func(d delivery) bool { return d.Status == "delivered" && d.Attempts == 2 })
 }
 
+// An attempt under way when the server stops was never recorded: the
+// restarted server makes it again at once, on a clock that does not move.
+func TestDeliveryUnderWayAtARestartIsMadeAgain(t *testing.T) {
+	t.Parallel()
+	env := refservertest.Start(t, refservertest.WithFrozenClock())
+	venue := env.NewVenue(t, refservertest.VenueConfig{})
+	key := venue.NewAPIKey(t)
+	var (
+		first = make(chan string, 1) // the first attempt, held until the server gives up
+		later = make(chan string, 10)
+		held  atomic.Bool
+	)
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("Hospo-Event-Id")
+		_, _ = io.Copy(io.Discard, r.Body) // so that the server sees the client go
+		if held.CompareAndSwap(false, true) {
+			first <- id
+			<-r.Context().Done() // the server's shutdown cuts it short
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		later <- id
+	}))
+	t.Cleanup(rc.Close)
+	wh := createWebhook(t, env, key, rc.URL, "*")
+	venue.Heartbeat(t)
+	var eventID string
+	select {
+	case eventID = <-first:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no delivery arrived")
+	}
+	deliveryOf(t, env, key, wh.Webhook.WebhookID, eventID, func(d delivery) bool { return d.Attempts == 1 && d.NextAttemptAt == nil })
+
+	env.Restart(t)
+	select {
+	case again := <-later:
+		if again != eventID {
+			t.Errorf("after the restart: %s, want %s again", again, eventID)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the attempt cut short by the restart was not made again")
+	}
+	d := deliveryOf(t, env, key, wh.Webhook.WebhookID, eventID, func(d delivery) bool { return d.Status == "delivered" })
+	if d.Attempts != 2 {
+		t.Errorf("delivered after the restart: %+v", d)
+	}
+}
+
 // StopWaits (HTTP shutdown) makes a feed request that waits for events
 // answer at once with what there is, so that shutdown does not wait up to
 // 30 s for it, and a wait asked for afterwards does not wait at all.
@@ -721,7 +772,7 @@ func TestDeliveryListCountsTheAttemptUnderWay(t *testing.T) {
 				d = x
 			}
 		}
-		if d.Status != "pending" || d.Attempts != try+1 || d.LastStatusCode != nil || d.LastError != nil {
+		if d.Status != "pending" || d.Attempts != try+1 || d.LastStatusCode != nil || d.LastError != nil || d.NextAttemptAt != nil {
 			t.Fatalf("while attempt %d is under way: %+v", try+1, d)
 		}
 		release <- code

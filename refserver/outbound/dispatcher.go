@@ -2,7 +2,9 @@ package outbound
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
@@ -20,12 +22,15 @@ type Queue interface {
 	// Due lists up to limit deliveries whose next try is due, in the order
 	// to try them (the longest-waiting first, shared out between groups
 	// when the queue has them), and the time the earliest waiting delivery
-	// is due (the zero time when none waits).
-	Due(ctx context.Context, limit int) (due []Due, next time.Time, err error)
-	// Claim starts a try at delivery id and returns it, or nil when there
-	// is nothing to try any more (the delivery was settled, rescheduled or
-	// removed since Due listed it).
-	Claim(ctx context.Context, id string) (Attempt, error)
+	// is due (the zero time when none waits). room says how many tries of
+	// a group the dispatcher has room for now: the queue lists at most that
+	// many of the group's deliveries, and need not read more.
+	Due(ctx context.Context, limit int, room func(group string) int) (due []Due, next time.Time, err error)
+	// Claim starts a try at each of the deliveries ids, all in one write
+	// where the queue can, and returns the tries in the same order: nil
+	// for a delivery there is nothing to try at any more (it was settled,
+	// rescheduled or removed since Due listed it). An error claims none.
+	Claim(ctx context.Context, ids []string) ([]Attempt, error)
 }
 
 // Due is a delivery whose next try is due.
@@ -91,9 +96,20 @@ const attrDeliveryID = attribute.Key("refserver.outbound.delivery_id")
 // Dispatcher calls out for the deliveries of one Queue: it tries each due
 // delivery, retries temporary failures with backoff on the virtual clock
 // and has every try recorded. It is a job of the server's scheduler
-// (schedule.Job): each run starts the tries that are due and says when
-// the next delivery is; the scheduler wakes it at once when a delivery
-// becomes due (Wake) or the clock moves.
+// (schedule.Job): each run takes the due deliveries it has room for and
+// claims them in one write, and their calls start as places free up; the
+// scheduler wakes it at once when a delivery becomes due (Wake) or the
+// clock moves.
+//
+// A try goes through three stages: claimed (listed by a run and claimed
+// with the others of its batch, then waiting for a place), calling
+// (holding one of the Concurrency places, PerGroup of its group's) and
+// recording (its outcome waiting for the writer, which commits many at
+// once, holding no place). Claims run ahead of the calls, up to
+// claimAhead times the places, so that a call never waits for a write:
+// with one claim per try, each place stood idle for a whole write's
+// latency per delivery, and under load that latency, not the receiver,
+// set the pace.
 type Dispatcher struct {
 	cfg        DispatcherConfig
 	handle     *schedule.Handle    // set by Schedule
@@ -106,15 +122,24 @@ type Dispatcher struct {
 
 	mu sync.Mutex
 	// inFlight holds the tries under way, by delivery id, with their
-	// group: from their start until their outcome is recorded.
+	// group: from the run that took them until their outcome is recorded.
 	inFlight map[string]string
-	// calling counts the tries that hold a place of Concurrency (from
-	// their start until their call out ends), groups those per group.
-	// Recording an outcome holds none: it waits for the writer, which
-	// commits many at once, and a try waiting for it must not keep the
-	// next call from starting.
+	// ahead counts the tries from the run that took them until their call
+	// ends (claimed or calling), aheadOf those per group.
+	ahead   int
+	aheadOf map[string]int
+	// calling counts the calls under way, each holding a place of
+	// Concurrency, callsOf those per group.
 	calling int
-	groups  map[string]int
+	callsOf map[string]int
+	// ready holds the claimed tries waiting for a place, oldest first.
+	ready []claimedTry
+	// roomWanted reports that the last run left due deliveries behind for
+	// want of room: the end of a call or a try that makes room for a new
+	// batch wakes the job, and only such an end does. Each run reads the
+	// queue, and a wake at every call's end kept the job running without
+	// pause under load, reading the same backlog over and over.
+	roomWanted bool
 	// notBefore holds the exact times of the next tries after temporary
 	// failures: the queue may keep whole seconds only.
 	notBefore map[string]time.Time
@@ -122,9 +147,26 @@ type Dispatcher struct {
 	ended int
 }
 
+// claimedTry is a claimed try waiting for a place.
+type claimedTry struct {
+	id, group string
+	a         Attempt
+}
+
+// claimAhead is how many times its places a dispatcher (and a group)
+// claims ahead of its calls.
+const claimAhead = 8
+
+// maxInFlightFactor bounds the tries in flight, those whose outcome is
+// being recorded included, to this many times Concurrency. A try in flight
+// costs a few words of memory; the bound only keeps a writer that stopped
+// answering from piling up goroutines.
+const maxInFlightFactor = 64
+
 // NewDispatcher returns a Dispatcher; Schedule starts it.
 func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
-	d := &Dispatcher{cfg: cfg, inFlight: map[string]string{}, groups: map[string]int{}, notBefore: map[string]time.Time{}}
+	d := &Dispatcher{cfg: cfg, inFlight: map[string]string{}, aheadOf: map[string]int{}, callsOf: map[string]int{},
+		notBefore: map[string]time.Time{}}
 	if cfg.Meter != nil {
 		// An instrument the SDK refuses comes back usable as a no-op, with
 		// the error reported to OpenTelemetry's handler.
@@ -152,20 +194,56 @@ func (d *Dispatcher) Wake() { d.handle.Wake() }
 // has ended.
 func (d *Dispatcher) Wait() { d.wg.Wait() }
 
-// run starts a try for each due delivery that is not in flight and whose
-// exact backoff has passed, and says when to look again.
+// maxAhead and maxGroupAhead bound the tries claimed or calling, in all
+// and per group; maxInFlight those in flight.
+func (d *Dispatcher) maxAhead() int      { return claimAhead * d.cfg.Concurrency }
+func (d *Dispatcher) maxGroupAhead() int { return claimAhead * d.cfg.PerGroup }
+func (d *Dispatcher) maxInFlight() int   { return maxInFlightFactor * d.cfg.Concurrency }
+
+// run takes each due delivery that is not in flight and whose exact
+// backoff has passed, as far as there is room, claims them in one batch
+// and says when to look again.
 func (d *Dispatcher) run(ctx context.Context) schedule.Result {
 	d.mu.Lock()
 	worked := d.ended > 0
 	d.ended = 0
+	d.roomWanted = false
+	full := d.ahead >= d.maxAhead() || len(d.inFlight) >= d.maxInFlight()
+	// What each group has taken, for the queue to read no more of its
+	// backlog than there is room for.
+	var taken map[string]int
+	if d.cfg.PerGroup > 0 {
+		taken = maps.Clone(d.aheadOf)
+		for _, n := range taken {
+			if n >= d.maxGroupAhead() {
+				d.roomWanted = true
+			}
+		}
+	}
+	if full {
+		// No room for a single try: reading the queue would find nothing
+		// to take. The end that makes room wakes the job.
+		d.roomWanted = true
+	}
 	d.mu.Unlock()
-	now := d.cfg.Now()
 	res := schedule.Result{Worked: worked}
-	due, next, err := d.cfg.Queue.Due(ctx, d.cfg.Batch)
+	if full {
+		res.Busy = true
+		return res
+	}
+	now := d.cfg.Now()
+	room := func(string) int { return d.cfg.Batch }
+	if taken != nil {
+		room = func(g string) int { return max(d.maxGroupAhead()-taken[g], 0) }
+	}
+	due, next, err := d.cfg.Queue.Due(ctx, d.cfg.Batch, room)
 	if err != nil {
 		if ctx.Err() == nil {
 			d.cfg.Logger.Error(d.cfg.Name+": reading due deliveries", "err", err)
 		}
+		d.mu.Lock()
+		res.Busy = len(d.inFlight) > 0
+		d.mu.Unlock()
 		return res
 	}
 	if next.After(now) {
@@ -173,6 +251,7 @@ func (d *Dispatcher) run(ctx context.Context) schedule.Result {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	var batch []claimedTry
 	for _, dd := range due {
 		id := dd.ID
 		if _, ok := d.inFlight[id]; ok {
@@ -188,47 +267,93 @@ func (d *Dispatcher) run(ctx context.Context) schedule.Result {
 			}
 			continue
 		}
-		if d.calling >= d.cfg.Concurrency || len(d.inFlight) >= maxRecordingFactor*d.cfg.Concurrency {
-			res.Busy = true // due, and no room yet: a call's or a try's end wakes the job
+		if d.ahead >= d.maxAhead() || len(d.inFlight) >= d.maxInFlight() {
+			res.Busy, d.roomWanted = true, true // due, and no room yet
 			break
 		}
-		if d.cfg.PerGroup > 0 && d.groups[dd.Group] >= d.cfg.PerGroup {
-			res.Busy = true // the group's room is full: one of its calls' end wakes the job
+		if d.cfg.PerGroup > 0 && d.aheadOf[dd.Group] >= d.maxGroupAhead() {
+			res.Busy, d.roomWanted = true, true // the group's room is full
 			continue
 		}
 		d.inFlight[id] = dd.Group
-		d.calling++
-		d.groups[dd.Group]++
+		d.ahead++
+		d.aheadOf[dd.Group]++
 		delete(d.notBefore, id)
+		batch = append(batch, claimedTry{id: id, group: dd.Group})
+	}
+	if len(batch) > 0 {
 		res.Worked = true
-		d.wg.Go(func() { d.tryEnded(id, d.try(d.tries, id)) })
+		d.wg.Go(func() { d.claim(batch) })
 	}
 	res.Busy = res.Busy || len(d.inFlight) > 0
 	return res
 }
 
-// maxRecordingFactor bounds the tries in flight, those whose outcome is
-// being recorded included, to this many times Concurrency.
-const maxRecordingFactor = 16
-
-// callEnded gives back the place of Concurrency that the try at delivery
-// id held for its call, and wakes the job.
-func (d *Dispatcher) callEnded(id string) {
-	d.mu.Lock()
-	d.calling--
-	if g := d.inFlight[id]; d.groups[g] <= 1 {
-		delete(d.groups, g)
-	} else {
-		d.groups[g]--
+// claim claims the tries of batch in one go and queues them for a place.
+func (d *Dispatcher) claim(batch []claimedTry) {
+	ids := make([]string, len(batch))
+	for i, c := range batch {
+		ids[i] = c.id
 	}
+	attempts, err := d.cfg.Queue.Claim(d.tries, ids)
+	if err == nil && len(attempts) != len(ids) {
+		err = fmt.Errorf("%d tries claimed for %d deliveries", len(attempts), len(ids))
+	}
+	if err != nil && d.tries.Err() == nil {
+		d.cfg.Logger.Error(d.cfg.Name+": starting tries", "deliveries", len(ids), "err", err)
+	}
+	d.mu.Lock()
+	wake := false
+	for i, c := range batch {
+		if err != nil || attempts[i] == nil {
+			d.release(c.group)
+			wake = d.end(c.id, time.Time{}) || wake
+			continue
+		}
+		c.a = attempts[i]
+		d.ready = append(d.ready, c)
+	}
+	d.startCalls()
 	d.mu.Unlock()
-	d.handle.Wake()
+	if wake {
+		d.handle.Wake()
+	}
 }
 
-// tryEnded records the end of the try at delivery id, whose next try is due
-// at notBefore (the zero time when none is), and wakes the job.
-func (d *Dispatcher) tryEnded(id string, notBefore time.Time) {
-	d.mu.Lock()
+// startCalls starts the calls of the ready tries that have a place, oldest
+// first. d.mu is held.
+func (d *Dispatcher) startCalls() {
+	kept := d.ready[:0]
+	for _, c := range d.ready {
+		if d.calling >= d.cfg.Concurrency || (d.cfg.PerGroup > 0 && d.callsOf[c.group] >= d.cfg.PerGroup) {
+			kept = append(kept, c)
+			continue
+		}
+		d.calling++
+		d.callsOf[c.group]++
+		d.wg.Go(func() { d.tryEnded(c.id, d.try(d.tries, c)) })
+	}
+	clear(d.ready[len(kept):])
+	d.ready = kept
+}
+
+// release gives back the room a try of group took until its call's end.
+// d.mu is held.
+func (d *Dispatcher) release(group string) {
+	d.ahead--
+	if d.aheadOf[group] <= 1 {
+		delete(d.aheadOf, group)
+	} else {
+		d.aheadOf[group]--
+	}
+}
+
+// end forgets the try at delivery id, whose next try is due at notBefore
+// (the zero time when none is), and reports whether the job must run: the
+// last try ended (the job is then caught up), a retry is to be scheduled,
+// or a run left deliveries behind and there is room for half a batch.
+// d.mu is held.
+func (d *Dispatcher) end(id string, notBefore time.Time) bool {
 	delete(d.inFlight, id)
 	if notBefore.IsZero() {
 		delete(d.notBefore, id)
@@ -236,38 +361,74 @@ func (d *Dispatcher) tryEnded(id string, notBefore time.Time) {
 		d.notBefore[id] = notBefore
 	}
 	d.ended++
-	d.mu.Unlock()
-	d.handle.Wake()
+	return len(d.inFlight) == 0 || !notBefore.IsZero() || d.wantsRun("")
 }
 
-// try makes one try at a delivery and has its outcome recorded. It
-// returns the exact time of the next try, if one is scheduled. It gives
-// back its place of Concurrency (callEnded) once its call has ended.
-func (d *Dispatcher) try(ctx context.Context, id string) time.Time {
+// wantsRun reports whether a run left due deliveries behind and there is
+// now room for half a batch, in all or in group; it then takes the wish
+// back, so one end wakes the job for it. d.mu is held.
+func (d *Dispatcher) wantsRun(group string) bool {
+	if !d.roomWanted || len(d.inFlight) > d.maxInFlight()/2 {
+		return false
+	}
+	if d.ahead <= d.maxAhead()/2 || (d.cfg.PerGroup > 0 && group != "" && d.aheadOf[group] <= d.maxGroupAhead()/2) {
+		d.roomWanted = false
+		return true
+	}
+	return false
+}
+
+// callEnded gives back the place the try c held for its call, starts the
+// call of a ready try in its stead and wakes the job if it has room for
+// more.
+func (d *Dispatcher) callEnded(c claimedTry) {
+	d.mu.Lock()
+	d.calling--
+	if d.callsOf[c.group] <= 1 {
+		delete(d.callsOf, c.group)
+	} else {
+		d.callsOf[c.group]--
+	}
+	d.release(c.group)
+	d.startCalls()
+	wake := d.wantsRun(c.group)
+	d.mu.Unlock()
+	if wake {
+		d.handle.Wake()
+	}
+}
+
+// tryEnded records the end of the try at delivery id, whose next try is due
+// at notBefore (the zero time when none is), and wakes the job when it
+// must run.
+func (d *Dispatcher) tryEnded(id string, notBefore time.Time) {
+	d.mu.Lock()
+	wake := d.end(id, notBefore)
+	d.mu.Unlock()
+	if wake {
+		d.handle.Wake()
+	}
+}
+
+// try makes the claimed try c and has its outcome recorded. It returns
+// the exact time of the next try, if one is scheduled. It gives back its
+// place of Concurrency (callEnded) once its call has ended.
+func (d *Dispatcher) try(ctx context.Context, c claimedTry) time.Time {
 	calling := true
 	endCall := func() {
 		if calling {
 			calling = false
-			d.callEnded(id)
+			d.callEnded(c)
 		}
 	}
 	defer endCall()
 	if d.cfg.Tracer != nil {
 		var span trace.Span
 		ctx, span = d.cfg.Tracer.Start(ctx, d.cfg.Name+" try", trace.WithNewRoot(),
-			trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrDeliveryID.String(id)))
+			trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrDeliveryID.String(c.id)))
 		defer span.End()
 	}
-	a, err := d.cfg.Queue.Claim(ctx, id)
-	if err != nil {
-		if ctx.Err() == nil {
-			d.cfg.Logger.Error(d.cfg.Name+": starting a try", "id", id, "err", err)
-		}
-		return time.Time{}
-	}
-	if a == nil {
-		return time.Time{}
-	}
+	a := c.a
 	callErr := a.Call(ctx)
 	endCall()
 	if ctx.Err() != nil {
@@ -278,7 +439,7 @@ func (d *Dispatcher) try(ctx context.Context, id string) time.Time {
 	at, err := a.Record(ctx, o)
 	if err != nil {
 		if ctx.Err() == nil {
-			d.cfg.Logger.Error(d.cfg.Name+": recording a try", "id", id, "err", err)
+			d.cfg.Logger.Error(d.cfg.Name+": recording a try", "id", c.id, "err", err)
 		}
 		return time.Time{}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +27,7 @@ type memQueue struct {
 	groupCalls, groupMax map[string]int
 	block                chan struct{}
 	looks                int // calls of Due
+	claims               int // calls of Claim
 }
 
 type memItem struct {
@@ -55,7 +57,8 @@ func (q *memQueue) add(id string, script ...error) {
 	q.items[id] = &memItem{script: script, due: time.Now()}
 }
 
-func (q *memQueue) Due(_ context.Context, limit int) ([]Due, time.Time, error) {
+func (q *memQueue) Due(_ context.Context, limit int, room func(string) int) ([]Due, time.Time, error) {
+	listed := map[string]int{}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.looks++
@@ -65,7 +68,8 @@ func (q *memQueue) Due(_ context.Context, limit int) ([]Due, time.Time, error) {
 		if it.settled {
 			continue
 		}
-		if !it.due.After(time.Now()) && len(ids) < limit {
+		if !it.due.After(time.Now()) && len(ids) < limit && listed[it.group] < room(it.group) {
+			listed[it.group]++
 			ids = append(ids, Due{ID: id, Group: it.group})
 		}
 		if next.IsZero() || it.due.Before(next) {
@@ -76,14 +80,17 @@ func (q *memQueue) Due(_ context.Context, limit int) ([]Due, time.Time, error) {
 	return ids, next, nil
 }
 
-func (q *memQueue) Claim(_ context.Context, id string) (Attempt, error) {
+func (q *memQueue) Claim(_ context.Context, ids []string) ([]Attempt, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	it := q.items[id]
-	if it.settled || it.due.After(time.Now()) {
-		return nil, nil
+	q.claims++
+	out := make([]Attempt, len(ids))
+	for i, id := range ids {
+		if it := q.items[id]; !it.settled && !it.due.After(time.Now()) {
+			out[i] = &memAttempt{q: q, it: it}
+		}
 	}
-	return &memAttempt{q: q, it: it}, nil
+	return out, nil
 }
 
 type memAttempt struct {
@@ -303,5 +310,52 @@ func TestDispatcherSharesPlacesBetweenGroups(t *testing.T) {
 	waitUntil(t, "every delivery settled", q.settled)
 	if n := q.groupMax["a"]; n != 2 {
 		t.Errorf("group a had %d tries in flight at most, want 2", n)
+	}
+}
+
+// The due deliveries a run has room for are claimed in one go, ahead of
+// the calls: five deliveries with one place take one claim, and the looks
+// at the queue come with room for half a batch, not at every call's end.
+func TestDispatcherClaimsInBatches(t *testing.T) {
+	t.Parallel()
+	q := newMemQueue()
+	for i := range 5 {
+		q.add(strconv.Itoa(i), nil)
+	}
+	startDispatcher(t, q, 1)
+	waitUntil(t, "every delivery settled", q.settled)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.claims != 1 {
+		t.Errorf("%d claims for 5 deliveries due at once, want 1", q.claims)
+	}
+	if q.maxRuns != 1 {
+		t.Errorf("%d calls at once with one place", q.maxRuns)
+	}
+}
+
+// A long backlog is read a batch at a time: with 2 places the dispatcher
+// claims up to 16 ahead and looks again once half of them are done, so
+// 64 deliveries take a handful of looks, not one per call.
+func TestDispatcherLooksOncePerHalfBatch(t *testing.T) {
+	t.Parallel()
+	q := newMemQueue()
+	for i := range 64 {
+		q.add(strconv.Itoa(100+i), nil)
+	}
+	d := NewDispatcher(DispatcherConfig{
+		Name: "test dispatcher", Queue: q, Now: time.Now, Logger: slog.New(slog.DiscardHandler),
+		Policy:      Policy{MaxTries: 1, Base: time.Millisecond, Max: time.Millisecond, Temporary: func(error) bool { return false }},
+		Concurrency: 2, Batch: 100,
+	})
+	runScheduled(t, d.Schedule, d.Wait)
+	waitUntil(t, "every delivery settled", q.settled)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	// 16 taken first, then at least 8 per look that wanted room (6 more),
+	// one look after the last try, and the scheduler's first; a few more
+	// if a try's end and a wake cross.
+	if q.looks > 16 {
+		t.Errorf("%d looks at the queue for 64 deliveries, want at most 16", q.looks)
 	}
 }

@@ -92,7 +92,7 @@ type orderQueue struct {
 	log    *slog.Logger
 }
 
-func (q *orderQueue) Due(ctx context.Context, limit int) ([]Due, time.Time, error) {
+func (q *orderQueue) Due(ctx context.Context, limit int, _ func(string) int) ([]Due, time.Time, error) {
 	var (
 		due  []Due
 		next time.Time
@@ -114,56 +114,68 @@ func (q *orderQueue) Due(ctx context.Context, limit int) ([]Due, time.Time, erro
 	return due, next, err
 }
 
-func (q *orderQueue) Claim(ctx context.Context, orderID string) (Attempt, error) {
-	var (
-		target store.OrderTarget
-		token  string
-		skip   bool
-	)
+// Claim starts the sends of the orders ids in one write: each is marked
+// sent_to_pos (with its event) unless it already was, and an order whose
+// location cannot be sent to fails unsent.
+func (q *orderQueue) Claim(ctx context.Context, ids []string) ([]Attempt, error) {
+	out := make([]Attempt, len(ids))
 	err := q.db.Write(ctx, func(tx *store.Tx) error {
-		var err error
-		if target, err = tx.GetOrderTarget(orderID); err != nil {
-			return err
-		}
-		o := target.Order
-		if (o.Status != store.OrderFulfillmentSet && o.Status != store.OrderSentToPOS) ||
-			o.NextAttemptAt == nil || *o.NextAttemptAt > tx.Unix() {
-			skip = true // settled or rescheduled since it was listed
-			return nil
-		}
-		reason := "the location has no universal POS"
-		if target.POSURL != nil && target.POSTokenSealed != nil {
-			// A token that does not open fails the order unsent: no
-			// retry can help, and the POS must not get another
-			// location's token.
-			if token, err = q.tokens.Open(o.LocationID, target.POSTokenSealed); err == nil {
-				reason = ""
-			} else {
-				reason = err.Error()
-			}
-		}
-		if reason != "" {
-			skip = true
-			if err := tx.MarkOrderFailed(orderID, o.Attempts, reason); err != nil {
+		for i, id := range ids {
+			a, err := q.claim(tx, id)
+			if err != nil {
 				return err
 			}
-			return rules.OrderStatusChanged(tx, orderID, o.LocationID, o.Status, store.OrderFailed, nil, &reason)
+			if a != nil {
+				out[i] = a
+			}
 		}
-		if o.Status != store.OrderFulfillmentSet {
-			return nil // a retry: already sent_to_pos
-		}
-		if err := tx.MarkOrderSending(orderID); err != nil {
-			return err
-		}
-		return rules.OrderStatusChanged(tx, orderID, o.LocationID, o.Status, store.OrderSentToPOS, nil, nil)
+		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// claim starts the send of order orderID in tx, or returns nil when there
+// is nothing to send.
+func (q *orderQueue) claim(tx *store.Tx, orderID string) (*orderAttempt, error) {
+	target, err := tx.GetOrderTarget(orderID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil // the order is gone (a sandbox reset) since it was listed
 	}
-	if err != nil || skip {
+	if err != nil {
 		return nil, err
 	}
-	return &orderAttempt{q: q, target: target, token: token}, nil
+	o := target.Order
+	if (o.Status != store.OrderFulfillmentSet && o.Status != store.OrderSentToPOS) ||
+		o.NextAttemptAt == nil || *o.NextAttemptAt > tx.Unix() {
+		return nil, nil // settled or rescheduled since it was listed
+	}
+	reason, token := "the location has no universal POS", ""
+	if target.POSURL != nil && target.POSTokenSealed != nil {
+		// A token that does not open fails the order unsent: no retry can
+		// help, and the POS must not get another location's token.
+		if token, err = q.tokens.Open(o.LocationID, target.POSTokenSealed); err == nil {
+			reason = ""
+		} else {
+			reason = err.Error()
+		}
+	}
+	if reason != "" {
+		if err := tx.MarkOrderFailed(orderID, o.Attempts, reason); err != nil {
+			return nil, err
+		}
+		return nil, rules.OrderStatusChanged(tx, orderID, o.LocationID, o.Status, store.OrderFailed, nil, &reason)
+	}
+	a := &orderAttempt{q: q, target: target, token: token}
+	if o.Status != store.OrderFulfillmentSet {
+		return a, nil // a retry: already sent_to_pos
+	}
+	if err := tx.MarkOrderSending(orderID); err != nil {
+		return nil, err
+	}
+	return a, rules.OrderStatusChanged(tx, orderID, o.LocationID, o.Status, store.OrderSentToPOS, nil, nil)
 }
 
 // orderAttempt is one send of an order.

@@ -33,8 +33,11 @@ import (
 // webhook's secret; a 2xx answer within WebhookConfig.Timeout delivers it.
 // Anything else is retried after 1 s, 2 s, 4 s ... at most an hour apart,
 // webhookMaxTries attempts in all, and then the delivery has failed.
-// Delivery is at least once: an attempt cut short by a shutdown is made
-// again after the restart, and receivers de-duplicate by event id.
+// While an attempt is under way its delivery has no next_attempt_at, so
+// that a look at the queue reads past none of those in flight. Delivery is
+// at least once: an attempt cut short by a shutdown is made again after
+// the restart (the store makes such deliveries due when it opens the
+// database), and receivers de-duplicate by event id.
 const (
 	webhookMaxTries  = 15
 	webhookRetryBase = time.Second
@@ -46,11 +49,7 @@ const (
 	// vendors' deliveries go out meanwhile.
 	webhookConcurrency = 64
 	webhookPerKey      = 16
-	// webhookListedPerKey is how many of one key's due deliveries a look
-	// at the queue lists: more than its calls, since the deliveries whose
-	// outcome is being recorded are still due in the table (and skipped).
-	webhookListedPerKey = 256
-	webhookDueBatch     = 1024
+	webhookDueBatch    = 1024
 	// maxWebhookErrorDetail bounds the failure text kept per delivery.
 	maxWebhookErrorDetail = 300
 	// maxWebhookAnswer is how much of a receiver's answer is read (and
@@ -169,13 +168,13 @@ type webhookQueue struct {
 	http *http.Client
 }
 
-func (q *webhookQueue) Due(ctx context.Context, limit int) ([]Due, time.Time, error) {
+func (q *webhookQueue) Due(ctx context.Context, limit int, room func(string) int) ([]Due, time.Time, error) {
 	var (
 		due  []Due
 		next time.Time
 	)
 	err := q.cfg.DB.Read(ctx, func(tx *store.Tx) error {
-		list, err := tx.DueDeliveries(webhookListedPerKey, limit)
+		list, err := tx.DueDeliveries(limit, func(key int64) int { return room(strconv.FormatInt(key, 10)) })
 		if err != nil {
 			return err
 		}
@@ -191,34 +190,37 @@ func (q *webhookQueue) Due(ctx context.Context, limit int) ([]Due, time.Time, er
 	return due, next, err
 }
 
-// Claim reads the delivery and counts the attempt in the table before it
-// is made (store.StartDeliveryAttempt), so that the deliveries list is
-// true while the call is under way. The dispatcher runs one attempt per
-// delivery at a time, so nothing else needs marking.
-func (q *webhookQueue) Claim(ctx context.Context, id string) (Attempt, error) {
-	var (
-		t    store.DeliveryTarget
-		skip bool
-	)
+// Claim reads the deliveries and counts their attempts in the table
+// before they are made (store.StartDeliveryAttempt), all in one write, so
+// that the deliveries list is true while the calls are under way. The
+// dispatcher runs one attempt per delivery at a time, so nothing else
+// needs marking.
+func (q *webhookQueue) Claim(ctx context.Context, ids []string) ([]Attempt, error) {
+	out := make([]Attempt, len(ids))
 	err := q.cfg.DB.Write(ctx, func(tx *store.Tx) error {
-		var err error
-		if t, err = tx.GetDeliveryTarget(id); err != nil {
-			return err
+		for i, id := range ids {
+			t, err := tx.GetDeliveryTarget(id)
+			if errors.Is(err, store.ErrNotFound) {
+				continue // the webhook was deleted, or a reset, since it was listed
+			}
+			if err != nil {
+				return err
+			}
+			if t.Status != store.DeliveryPending || t.NextAttemptAt == nil || *t.NextAttemptAt > tx.Unix() {
+				continue // settled or rescheduled since it was listed
+			}
+			if err := tx.StartDeliveryAttempt(id); err != nil {
+				return err
+			}
+			t.Attempts++
+			out[i] = &webhookAttempt{q: q, t: t}
 		}
-		if t.Status != store.DeliveryPending || t.NextAttemptAt == nil || *t.NextAttemptAt > tx.Unix() {
-			skip = true // settled or rescheduled since it was listed
-			return nil
-		}
-		t.Attempts++
-		return tx.StartDeliveryAttempt(id)
+		return nil
 	})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil // the webhook was deleted, or a reset, since it was listed
-	}
-	if err != nil || skip {
+	if err != nil {
 		return nil, err
 	}
-	return &webhookAttempt{q: q, t: t}, nil
+	return out, nil
 }
 
 // errSecretUnavailable fails a delivery whose webhook's secret cannot be

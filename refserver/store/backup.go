@@ -195,6 +195,11 @@ func (db *DB) restore(ctx context.Context, src *sql.DB, then func(tx *Tx) error)
 		if err := db.migrateWith(bg, runOne); err != nil {
 			return err
 		}
+		// A copy made while deliveries were under way holds them with no
+		// next attempt: no try of this server will record them.
+		if err := db.w.runOne(func(tx *Tx) error { return tx.reviveDeliveries() }); err != nil {
+			return err
+		}
 		if then == nil {
 			return nil
 		}

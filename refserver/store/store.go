@@ -221,6 +221,10 @@ func Open(ctx context.Context, path string, now func() time.Time, opts ...OpenOp
 		db.Close()
 		return nil, err
 	}
+	if err := db.Write(ctx, func(tx *Tx) error { return tx.reviveDeliveries() }); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 

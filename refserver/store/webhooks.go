@@ -260,12 +260,14 @@ type DueDelivery struct {
 
 // DueDeliveries returns up to limit pending deliveries whose next attempt
 // is due at the transaction's time, shared out fairly between the API
-// keys: at most perKey of each key, the longest-waiting first within a
-// key, and the keys taking turns (every key's first, then every key's
+// keys: at most perKey(key) of each key, the longest-waiting first within
+// a key, and the keys taking turns (every key's first, then every key's
 // second, ...), so that one key's backlog never keeps another key's
 // deliveries out of the list. Each look costs an index seek per webhook
-// with due deliveries, however long their queues.
-func (tx *Tx) DueDeliveries(perKey, limit int) ([]DueDelivery, error) {
+// with due deliveries, and reads no more of a key's queue than perKey
+// asks for, however long it is. A delivery whose attempt is under way is
+// not due (StartDeliveryAttempt).
+func (tx *Tx) DueDeliveries(limit int, perKey func(keyID int64) int) ([]DueDelivery, error) {
 	now := tx.Unix()
 	rows, err := tx.query(`SELECT w.key_id, w.webhook_id FROM webhooks w
 		WHERE EXISTS (SELECT 1 FROM webhook_deliveries d
@@ -290,10 +292,19 @@ func (tx *Tx) DueDeliveries(perKey, limit int) ([]DueDelivery, error) {
 		keys  []int64
 		byKey = map[int64][]due{}
 	)
+	room := map[int64]int{}
 	for _, h := range hooks {
+		n, ok := room[h.key]
+		if !ok {
+			n = perKey(h.key)
+			room[h.key] = n
+		}
+		if n <= 0 {
+			continue
+		}
 		rows, err := tx.query(`SELECT delivery_id, next_attempt_at, event_seq FROM webhook_deliveries
 			WHERE webhook_id = ? AND status = 'pending' AND next_attempt_at <= ?
-			ORDER BY next_attempt_at, event_seq LIMIT ?`, h.id, now, perKey)
+			ORDER BY next_attempt_at, event_seq LIMIT ?`, h.id, now, n)
 		if err != nil {
 			return nil, fmt.Errorf("due deliveries: %w", err)
 		}
@@ -306,18 +317,21 @@ func (tx *Tx) DueDeliveries(perKey, limit int) ([]DueDelivery, error) {
 		}
 		byKey[h.key] = append(byKey[h.key], list...)
 	}
+	turns := 0
 	for _, k := range keys {
 		list := byKey[k]
 		slices.SortFunc(list, func(a, b due) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq)) })
-		byKey[k] = list[:min(len(list), perKey)]
+		byKey[k] = list[:min(len(list), room[k])]
+		turns = max(turns, len(byKey[k]))
 	}
+	keys = slices.DeleteFunc(keys, func(k int64) bool { return len(byKey[k]) == 0 })
 	// The key waiting longest goes first in each turn.
 	slices.SortFunc(keys, func(a, b int64) int {
 		x, y := byKey[a][0], byKey[b][0]
 		return cmp.Or(cmp.Compare(x.at, y.at), cmp.Compare(x.seq, y.seq), cmp.Compare(a, b))
 	})
 	var out []DueDelivery
-	for turn := 0; turn < perKey && len(out) < limit; turn++ {
+	for turn := 0; turn < turns && len(out) < limit; turn++ {
 		for _, k := range keys {
 			if list := byKey[k]; turn < len(list) && len(out) < limit {
 				out = append(out, DueDelivery{DeliveryID: list[turn].id, KeyID: k})
@@ -358,10 +372,15 @@ var ErrDeliveryGone = errors.New("delivery is gone")
 // after the receiver answered, before the outcome is recorded) shows it:
 // attempts counts it, and the last status and error, which belonged to
 // the attempt before, are cleared until RecordDeliveryAttempt writes its
-// own. It returns ErrDeliveryGone when the delivery is no longer pending.
+// own. Its next attempt time is cleared too: a delivery under way is not
+// due (DueDeliveries reads past none of them), and none is scheduled until
+// this attempt's outcome says. A server that stops before recording the
+// outcome makes it due again when it next opens the database
+// (reviveDeliveries). It returns ErrDeliveryGone when the delivery is no
+// longer pending.
 func (tx *Tx) StartDeliveryAttempt(deliveryID string) error {
-	res, err := tx.exec(`UPDATE webhook_deliveries SET attempts = attempts + 1, last_status_code = NULL, last_error = NULL
-		WHERE delivery_id = ? AND status = 'pending'`, deliveryID)
+	res, err := tx.exec(`UPDATE webhook_deliveries SET attempts = attempts + 1, last_status_code = NULL, last_error = NULL,
+		next_attempt_at = NULL WHERE delivery_id = ? AND status = 'pending'`, deliveryID)
 	if err != nil {
 		return fmt.Errorf("start delivery attempt: %w", err)
 	}
@@ -369,6 +388,18 @@ func (tx *Tx) StartDeliveryAttempt(deliveryID string) error {
 		return err
 	} else if n == 0 {
 		return ErrDeliveryGone
+	}
+	return nil
+}
+
+// reviveDeliveries makes the deliveries whose attempt was under way when
+// the database was last closed (or a copy of it made) due at once: pending
+// with no next attempt time, their outcome was never recorded, so the
+// attempt is made again (at least once).
+func (tx *Tx) reviveDeliveries() error {
+	if _, err := tx.exec(`UPDATE webhook_deliveries SET next_attempt_at = ?
+		WHERE status = 'pending' AND next_attempt_at IS NULL`, tx.Unix()); err != nil {
+		return fmt.Errorf("revive deliveries: %w", err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -72,7 +73,10 @@ func TestDueDeliveriesShareOutTheKeys(t *testing.T) {
 	}
 
 	var due []DueDelivery
-	if err := db.Read(t.Context(), func(tx *Tx) (err error) { due, err = tx.DueDeliveries(3, 5); return err }); err != nil {
+	if err := db.Read(t.Context(), func(tx *Tx) (err error) {
+		due, err = tx.DueDeliveries(5, func(int64) int { return 3 })
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -87,5 +91,114 @@ func TestDueDeliveriesShareOutTheKeys(t *testing.T) {
 	}
 	if due[1].KeyID != quiet || due[0].KeyID != busy {
 		t.Errorf("keys %+v", due)
+	}
+
+	// A key the dispatcher has no room for is left out.
+	err = db.Read(t.Context(), func(tx *Tx) (err error) {
+		due, err = tx.DueDeliveries(5, func(key int64) int {
+			if key == busy {
+				return 0
+			}
+			return 3
+		})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(due) != 1 || ids[due[0].DeliveryID] != "evt_wh_b0" {
+		t.Errorf("due deliveries with the busy key left out: %+v", due)
+	}
+}
+
+// A delivery whose attempt is under way is not due, so a look at the queue
+// reads past none of them; one whose outcome was never recorded (the
+// server stopped, or a copy was made meanwhile) is due again once the
+// database is opened again, or the copy restored.
+func TestDeliveryUnderWayIsDueAgainAfterReopenOrRestore(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "d.db")
+	db := openTest(t, path, nil)
+	var ids []string
+	err := db.Write(t.Context(), func(tx *Tx) error {
+		key, err := tx.InsertAPIKey("k", nil)
+		if err != nil {
+			return err
+		}
+		if err := tx.InsertWebhook(Webhook{WebhookID: "wh_a", KeyID: key, URL: "http://127.0.0.1:9/", EventsJSON: `["*"]`, SecretSealed: []byte("x")}); err != nil {
+			return err
+		}
+		for n := range 2 {
+			seq, err := tx.InsertEvent(Event{EventID: "evt_" + strconv.Itoa(n), Type: "ping", OwnerKeyID: &key, DataJSON: "{}"})
+			if err != nil {
+				return err
+			}
+			if err := tx.QueueDelivery(seq, "wh_a"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	due := func(db *DB) []string {
+		t.Helper()
+		var list []DueDelivery
+		if err := db.Read(t.Context(), func(tx *Tx) (err error) {
+			list, err = tx.DueDeliveries(10, func(int64) int { return 10 })
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range list {
+			out = append(out, d.DeliveryID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	ids = due(db)
+	if len(ids) != 2 {
+		t.Fatalf("due before any attempt: %v", ids)
+	}
+	if err := db.Write(t.Context(), func(tx *Tx) error { return tx.StartDeliveryAttempt(ids[0]) }); err != nil {
+		t.Fatal(err)
+	}
+	if got := due(db); !slices.Equal(got, ids[1:]) {
+		t.Errorf("due with %s under way: %v", ids[0], got)
+	}
+	copied, err := db.CopyToMemory(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer copied.Close()
+
+	// The attempt is recorded; the copy, made before, restored.
+	if err := db.Write(t.Context(), func(tx *Tx) error {
+		return tx.RecordDeliveryAttempt(ids[0], DeliveryAttempt{Attempts: 1, Status: DeliveryDelivered})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := due(db); !slices.Equal(got, ids[1:]) {
+		t.Errorf("due with %s delivered: %v", ids[0], got)
+	}
+	if err := db.RestoreMemory(t.Context(), copied, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := due(db); !slices.Equal(got, ids) {
+		t.Errorf("due after restoring a copy made while %s was under way: %v", ids[0], got)
+	}
+
+	// Under way again, and the server stops before recording it.
+	if err := db.Write(t.Context(), func(tx *Tx) error { return tx.StartDeliveryAttempt(ids[1]) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = openTest(t, path, nil)
+	if got := due(db); !slices.Equal(got, ids) {
+		t.Errorf("due after reopening with %s under way: %v", ids[1], got)
 	}
 }
