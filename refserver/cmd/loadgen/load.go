@@ -111,7 +111,7 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 	}
 	var hook *hookReceiver
 	if o.webhook {
-		if hook, err = startWebhook(ctx, admin, newClient, locs); err != nil {
+		if hook, err = startWebhook(ctx, admin, newClient, locs, o.serverDB); err != nil {
 			return err
 		}
 		defer func() {

@@ -141,7 +141,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.StringVar(&o.samplesFile, "samples", "", "sample the server (RSS and open files from -server-pid, goroutines from -server-pprof, WAL and database size from -server-db) through the run and write the samples to this CSV file")
 	fs.StringVar(&o.plotFile, "plot", "", "sample the server as -samples does and draw the samples to this PNG file")
 	fs.StringVar(&o.serverPprof, "server-pprof", "", "the refserver's -pprof address (host:port), for its goroutine count")
-	fs.StringVar(&o.serverDB, "server-db", "", "the refserver's -db file, for the sizes of the database and its WAL")
+	fs.StringVar(&o.serverDB, "server-db", "", "the refserver's -db file, for the sizes of the database and its WAL, and with -webhook to count the pending deliveries exactly (the deliveries list shows at most 1,000)")
 	fs.DurationVar(&o.trendWindow, "trend-window", 20*time.Minute, "the trend check fits the samples of this last part of the run")
 	fs.Int64Var(&o.billsLocation, "bills-location", 0, "add a reporting vendor that lists this location's closed bills over 31 days ending at the server's now and fetches some of them (-1: the first location of the load; 0: no vendor)")
 	fs.StringVar(&o.billsKey, "bills-key", "", "the vendor's API key (empty: one is created for -bills-location with the admin key)")

@@ -15,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hospo-dev/hospo-go/refserver/internal/storetest"
 	"github.com/hospo-dev/hospo-go/refserver/refservertest"
+	"github.com/hospo-dev/hospo-go/refserver/store"
 )
 
 // TestLoad runs a small, short load against an in-process sandbox: every
@@ -95,12 +97,14 @@ func TestLoad(t *testing.T) {
 // loadgen, verifies their signatures: the report counts them, over the
 // window and, once the deliveries have drained, in all: every payment the
 // customers made has been delivered by then, however slow the machine.
+// With -server-db the deliveries pending at the end of the window are
+// counted in the server's database.
 func TestLoadWithWebhook(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
 	var out strings.Builder
 	err := run(t.Context(), []string{
-		"-url", env.URL, "-admin-key", env.AdminKey, "-webhook", "-until-answered",
+		"-url", env.URL, "-admin-key", env.AdminKey, "-webhook", "-until-answered", "-server-db", env.DBPath,
 		"-locations", "2", "-customers", "2", "-open-checks", "2",
 		"-push-interval", "20ms", "-poll-interval", "100ms", "-heartbeat-interval", "200ms", "-pay-interval", "50ms",
 		"-warmup", "300ms", "-duration", "1500ms",
@@ -123,7 +127,7 @@ func TestLoadWithWebhook(t *testing.T) {
 	if made == 0 || created < made {
 		t.Errorf("%d payment.created deliveries verified for %d payments made", created, made)
 	}
-	if !regexp.MustCompile(`webhook: at the end of the window \d+ deliveries were pending: a lag of [\d.]+ s at the window's delivery rate; drained \S+ after the load stopped`).MatchString(report) {
+	if !regexp.MustCompile(`webhook: at the end of the window \d+ deliveries were pending \(counted in the server's database\): a lag of [\d.]+ s at the window's delivery rate; drained \S+ after the load stopped`).MatchString(report) {
 		t.Errorf("the report lacks the deliveries' backlog")
 	}
 	if !strings.Contains(report, "errors: 0 ") {
@@ -222,5 +226,57 @@ func TestRouteOf(t *testing.T) {
 		if got := routeOf(in); got != want {
 			t.Errorf("routeOf(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// The pending deliveries counted in the server's database are all of them,
+// past the 1,000 the deliveries list shows, and only the webhook's own.
+func TestCountPendingIsExact(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	db := storetest.Open(t, path, nil)
+	err := db.Write(t.Context(), func(tx *store.Tx) error {
+		key, err := tx.InsertAPIKey("k", nil)
+		if err != nil {
+			return err
+		}
+		for _, id := range []string{"wh_a", "wh_b"} {
+			if err := tx.InsertWebhook(store.Webhook{WebhookID: id, KeyID: key, URL: "http://127.0.0.1:9/", EventsJSON: `["*"]`, SecretSealed: []byte("x")}); err != nil {
+				return err
+			}
+		}
+		for n := range 1203 {
+			seq, err := tx.InsertEvent(store.Event{EventID: "evt_" + strconv.Itoa(n), Type: "ping", OwnerKeyID: &key, DataJSON: "{}"})
+			if err != nil {
+				return err
+			}
+			if err := tx.QueueDelivery(seq, "wh_a"); err != nil {
+				return err
+			}
+			if n < 7 {
+				if err := tx.QueueDelivery(seq, "wh_b"); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdb, err := openServerDB(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	for id, want := range map[string]int{"wh_a": 1203, "wh_b": 7} {
+		if n, err := countPending(t.Context(), sdb, id); err != nil || n != want {
+			t.Errorf("%s: %d pending (%v), want %d", id, n, err, want)
+		}
+	}
+	var out strings.Builder
+	reportBacklog(&out, backlog{pending: 1203, exact: true, counted: true}, hookCounts{}, hookCounts{verified: 601}, 1)
+	if want := "webhook: at the end of the window 1203 deliveries were pending (counted in the server's database): a lag of 2.00 s at the window's delivery rate"; !strings.Contains(out.String(), want) {
+		t.Errorf("report %q lacks %q", out.String(), want)
 	}
 }

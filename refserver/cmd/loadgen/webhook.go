@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"net"
@@ -14,6 +15,8 @@ import (
 	"github.com/hospo-dev/hospo-go/client"
 	"github.com/hospo-dev/hospo-go/events"
 	"github.com/hospo-dev/hospo-go/sandbox"
+
+	_ "github.com/mattn/go-sqlite3" // the server's database, for -server-db with -webhook
 )
 
 // With -webhook the load runs with one webhook subscribed to every event
@@ -28,6 +31,9 @@ type hookReceiver struct {
 	srv       *http.Server
 	webhookID string
 	svc       *events.Service
+	// db is the server's database (-server-db), where the pending
+	// deliveries are counted; nil without it.
+	db *sql.DB
 
 	refused  atomic.Int64 // requests answered with an error
 	verified atomic.Int64 // deliveries whose signature verified
@@ -43,8 +49,9 @@ type hookCounts struct {
 }
 
 // startWebhook makes the API key for locs, starts the receiver on a free
-// loopback port and subscribes it to "*".
-func startWebhook(ctx context.Context, admin *client.Client, newClient func(...client.Option) (*client.Client, error), locs []location) (*hookReceiver, error) {
+// loopback port and subscribes it to "*". serverDB, when not empty, is the
+// server's database file, where the pending deliveries are counted.
+func startWebhook(ctx context.Context, admin *client.Client, newClient func(...client.Option) (*client.Client, error), locs []location, serverDB string) (*hookReceiver, error) {
 	ids := make([]int64, len(locs))
 	for i, l := range locs {
 		ids[i] = l.ID
@@ -62,11 +69,20 @@ func startWebhook(ctx context.Context, admin *client.Client, newClient func(...c
 		return nil, err
 	}
 	h := &hookReceiver{svc: events.NewService(vendor), byType: map[events.Type]int64{}}
+	if serverDB != "" {
+		if h.db, err = openServerDB(serverDB); err != nil {
+			ln.Close()
+			return nil, err
+		}
+	}
 	created, err := h.svc.CreateWebhook(ctx, events.CreateWebhookRequest{
 		URL: "http://" + ln.Addr().String() + "/hooks", Events: []events.Type{events.AllTypes}, Description: "loadgen -webhook",
 	})
 	if err != nil {
 		ln.Close()
+		if h.db != nil {
+			h.db.Close()
+		}
 		return nil, fmt.Errorf("subscribing the webhook: %w", err)
 	}
 	h.webhookID = created.Webhook.WebhookID
@@ -119,21 +135,54 @@ func (h *hookReceiver) counts() hookCounts {
 }
 
 // maxPendingListed is the most deliveries the deliveries list returns,
-// so the most pending ones pending can count.
+// so the most pending ones pending can count from it.
 const maxPendingListed = 1000
 
-// pending returns how many of the webhook's deliveries are pending (at
-// most maxPendingListed).
-func (h *hookReceiver) pending(ctx context.Context) (int, error) {
+// pending returns how many of the webhook's deliveries are pending, and
+// whether that is all of them: counted in the server's database when
+// loadgen was given it (-server-db), else listed (at most
+// maxPendingListed, and then perhaps more).
+func (h *hookReceiver) pending(ctx context.Context) (n int, exact bool, err error) {
+	if h.db != nil {
+		n, err := countPending(ctx, h.db, h.webhookID)
+		return n, true, err
+	}
 	ds, err := h.svc.ListDeliveries(ctx, h.webhookID, events.DeliveryQuery{Status: events.DeliveryPending, Limit: maxPendingListed})
-	return len(ds), err
+	return len(ds), len(ds) < maxPendingListed, err
+}
+
+// openServerDB opens the server's database file read-only, to count the
+// webhook's pending deliveries there: the deliveries list shows at most
+// maxPendingListed, and under load the backlog is longer. Reading it
+// beside the server is safe (SQLite's WAL lets a reader in at any time)
+// and costs the server nothing but a lock on the WAL while it reads.
+func openServerDB(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=5000")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// countPending counts the pending deliveries of webhook webhookID,
+// those under way included, in the server's database db.
+func countPending(ctx context.Context, db *sql.DB, webhookID string) (int, error) {
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending'`, webhookID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("counting pending deliveries in the server's database: %w", err)
+	}
+	return n, nil
 }
 
 // backlog is how far the deliveries were behind at the end of the window.
 type backlog struct {
-	// pending were the deliveries pending then (at most maxPendingListed),
+	// pending were the deliveries pending then, all of them when exact,
 	// and drained how long after the load stopped the last of them went.
 	pending int
+	exact   bool
+	counted bool // in the server's database
 	drained time.Duration
 	err     error
 }
@@ -141,8 +190,8 @@ type backlog struct {
 // measureBacklog counts the pending deliveries now; measureDrain, called
 // once the load has stopped, waits (up to a minute) until none is pending.
 func (h *hookReceiver) measureBacklog(ctx context.Context) backlog {
-	n, err := h.pending(ctx)
-	return backlog{pending: n, err: err}
+	n, exact, err := h.pending(ctx)
+	return backlog{pending: n, exact: exact, counted: h.db != nil, err: err}
 }
 
 func (h *hookReceiver) measureDrain(ctx context.Context, b *backlog) {
@@ -153,7 +202,7 @@ func (h *hookReceiver) measureDrain(ctx context.Context, b *backlog) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	for {
-		n, err := h.pending(ctx)
+		n, _, err := h.pending(ctx)
 		if err != nil {
 			b.err = err
 			return
@@ -178,6 +227,9 @@ func (h *hookReceiver) stop(ctx context.Context) error {
 	defer cancel()
 	err := h.svc.DeleteWebhook(ctx, h.webhookID)
 	_ = h.srv.Close()
+	if h.db != nil {
+		_ = h.db.Close()
+	}
 	return err
 }
 
@@ -208,17 +260,20 @@ func reportBacklog(w io.Writer, b backlog, before, after hookCounts, secs float6
 		fmt.Fprintln(w, "webhook: backlog:", b.err)
 		return
 	}
-	more := ""
-	if b.pending >= maxPendingListed {
+	more, source := "", ""
+	if !b.exact {
 		more = " or more"
+	}
+	if b.counted {
+		source = " (counted in the server's database)"
 	}
 	rate := float64(after.verified-before.verified) / secs
 	lag := "n/a"
 	if rate > 0 {
 		lag = fmt.Sprintf("%.2f s%s", float64(b.pending)/rate, more)
 	}
-	fmt.Fprintf(w, "webhook: at the end of the window %d%s deliveries were pending: a lag of %s at the window's delivery rate; drained %s after the load stopped\n",
-		b.pending, more, lag, b.drained.Round(time.Millisecond))
+	fmt.Fprintf(w, "webhook: at the end of the window %d%s deliveries were pending%s: a lag of %s at the window's delivery rate; drained %s after the load stopped\n",
+		b.pending, more, source, lag, b.drained.Round(time.Millisecond))
 }
 
 // reportDrained prints what the receiver got from the webhook's start to
