@@ -179,12 +179,13 @@ func (c *Client) do(ctx context.Context, s *settings, method string, req *Reques
 		key = newIdempotencyKey()
 	}
 	st := &callState{
+		Context:   ctx,
 		retryable: retryableMethod(method) || key != "",
 		timeout:   s.timeout,
 		red:       s.redactor(),
 		tel:       ct,
 	}
-	hreq, err := newHTTPRequest(context.WithValue(ctx, callStateKey{}, st), s, method, rawURL, key, req)
+	hreq, err := newHTTPRequest(st, s, method, rawURL, key, req)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -17,18 +16,32 @@ import (
 
 // callState travels in the request context from Do through go-retryablehttp
 // to the transport, because retryablehttp's hooks see only a context or a
-// request, never the call that made them.
+// request, never the call that made them. It is that context itself (the
+// caller's ctx with the state as a value), which spares Do an allocation.
 type callState struct {
-	retryable bool          // method idempotent or Idempotency-Key set
-	timeout   time.Duration // per attempt; 0: none
-	attempt   int           // 1-based number of the attempt in flight
-	red       redactor
-	tel       *callTelemetry // nil: telemetry off
+	context.Context               // the caller's ctx
+	retryable       bool          // method idempotent or Idempotency-Key set
+	timeout         time.Duration // per attempt; 0: none
+	attempt         int           // 1-based number of the attempt in flight
+	red             redactor
+	tel             *callTelemetry // nil: telemetry off
 }
 
 type callStateKey struct{}
 
+// Value implements context.Context: the state under callStateKey, the
+// caller's values otherwise.
+func (st *callState) Value(key any) any {
+	if _, ok := key.(callStateKey); ok {
+		return st
+	}
+	return st.Context.Value(key)
+}
+
 func stateFrom(ctx context.Context) *callState {
+	if st, ok := ctx.(*callState); ok {
+		return st
+	}
 	st, _ := ctx.Value(callStateKey{}).(*callState)
 	return st
 }
@@ -45,6 +58,7 @@ type transport struct {
 	base    http.RoundTripper // nil: http.DefaultTransport
 	limiter *rate.Limiter     // nil: no limit
 	logger  *slog.Logger      // nil: silent
+	clock   attemptClock      // ends the attempts that outlast their timeout
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -62,11 +76,11 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, errRateLimitDeadline
 		}
 	}
-	var cancel context.CancelFunc
+	var a *attempt
 	if st != nil && st.timeout > 0 {
-		var actx context.Context
-		actx, cancel = context.WithTimeout(ctx, st.timeout)
-		req = req.WithContext(actx)
+		if a = t.clock.start(ctx, st.timeout); a != nil {
+			req = req.WithContext(a)
+		}
 	}
 	var start time.Time
 	logging := t.logger != nil && t.logger.Enabled(ctx, slog.LevelDebug)
@@ -74,15 +88,18 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		start = time.Now()
 	}
 	resp, err := t.roundTripper().RoundTrip(req)
-	if cancel != nil {
+	if a != nil {
 		if err != nil {
-			if ctx.Err() == nil && req.Context().Err() != nil {
-				err = &attemptTimeoutError{d: st.timeout, err: err}
+			if ctx.Err() == nil && a.expired() {
+				if ate := (*attemptTimeoutError)(nil); !errors.As(err, &ate) {
+					err = &attemptTimeoutError{d: st.timeout, err: err}
+				}
 			}
-			cancel()
+			a.end()
 		} else {
 			// The attempt lasts until its body is closed.
-			resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+			a.body = resp.Body
+			resp.Body = a
 		}
 	}
 	if logging {
@@ -154,6 +171,8 @@ func (t *transport) logAttempt(ctx context.Context, req *http.Request, st *callS
 
 // attemptTimeoutError reports an attempt cut off by WithTimeout. It is
 // retried like any connection error, and matches context.DeadlineExceeded.
+// It is also the cause with which the attempt's context is cancelled, so
+// a body read that the timeout cuts short reports it too.
 type attemptTimeoutError struct {
 	d   time.Duration
 	err error
@@ -165,17 +184,10 @@ func (e *attemptTimeoutError) Error() string {
 func (e *attemptTimeoutError) Unwrap() error { return e.err }
 func (e *attemptTimeoutError) Timeout() bool { return true }
 
-// cancelOnClose releases an attempt's timeout when its body is closed.
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (b *cancelOnClose) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
-}
+// Is makes every attempt timeout match context.DeadlineExceeded, whatever
+// the error it wraps (a RoundTripper may answer a cancelled request with
+// anything).
+func (e *attemptTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // checkRetry is the retryablehttp.CheckRetry of every Client: retry only what
 // is safe to repeat (idempotent method or Idempotency-Key), and only after a
