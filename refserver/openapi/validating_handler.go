@@ -113,6 +113,12 @@ func (ck *checker) serveChecked(rep Reporter, cfg checkConfig, h http.Handler, w
 
 	rec := &recorder{ResponseWriter: w}
 	h.ServeHTTP(rec, r)
+	if !rec.answered() && r.Context().Err() != nil {
+		// The client went away and the handler, rightly, answered nothing:
+		// there is no response to check (net/http would otherwise be
+		// taken to have sent an empty 200).
+		return
+	}
 	status := rec.statusCode()
 
 	report := func(part, reason string) {
@@ -202,6 +208,13 @@ func (rec *recorder) Flush() {
 
 // Unwrap gives http.ResponseController the underlying writer.
 func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
+
+// answered says whether the handler wrote a status or any body.
+func (rec *recorder) answered() bool {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.status != 0
+}
 
 func (rec *recorder) statusCode() int {
 	rec.mu.Lock()

@@ -1,6 +1,7 @@
 package openapi_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -54,6 +55,7 @@ func TestValidatingHandler(t *testing.T) {
 		body        string
 		handler     http.Handler
 		opts        []openapi.CheckOption
+		clientGone  bool     // the request's context has ended before it is served
 		wantReports []string // substrings; none means no report
 	}{
 		{
@@ -116,6 +118,20 @@ func TestValidatingHandler(t *testing.T) {
 			handler: serve(503, `{}`, false),
 		},
 		{
+			name: "no answer to a client that went away", method: "POST", target: "/v1/pos/push-pull/heartbeat/7",
+			handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), clientGone: true,
+		},
+		{
+			name: "no answer to a client still waiting", method: "POST", target: "/v1/pos/push-pull/heartbeat/7",
+			handler:     http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}),
+			wantReports: []string{"POST /v1/pos/push-pull/heartbeat/7 -> 200: response"},
+		},
+		{
+			name: "an answer to a client that went away is still checked", method: "POST", target: "/v1/pos/push-pull/heartbeat/7",
+			handler: serve(200, heartbeatOK, true), clientGone: true,
+			wantReports: []string{`response header "X-Request-Id" missing`},
+		},
+		{
 			name: "ignored prefix", method: "GET", target: "/console/",
 			handler: serve(200, `<html>`, false), opts: []openapi.CheckOption{openapi.IgnorePathPrefix("/console/")},
 		},
@@ -131,6 +147,11 @@ func TestValidatingHandler(t *testing.T) {
 				req.Header.Set("Content-Type", "application/json")
 			} else {
 				req = httptest.NewRequest(tt.method, tt.target, nil)
+			}
+			if tt.clientGone {
+				ctx, cancel := context.WithCancel(req.Context())
+				cancel()
+				req = req.WithContext(ctx)
 			}
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
