@@ -67,15 +67,16 @@ type BillPayment struct {
 //   - billPaymentsSQL: the payments_bill index, then each card by its key.
 const (
 	// closedBillsPageSQL packs the bills of the subquery that follows it
-	// into one row: their number, and each bill as
-	// "<last_updated>,<bytes in bill_id>,<bill_id>" one after the other
-	// (ClosedBills.unpack reads them back). group_concat takes the rows
+	// into one text, each bill as "<last_updated>,<bytes in
+	// bill_id>,<bill_id>" one after the other (ClosedBills.unpack reads
+	// them back). concat makes each bill's text at once, where || would
+	// make a string of every step. group_concat takes the rows
 	// in the order the subquery yields them, the index's; ORDER BY inside
 	// the aggregate would say so, but SQLite then sorts every page in a
 	// temporary b-tree, which made the list cost more than reading a row
 	// per bill. unpack checks the order instead.
-	closedBillsPageSQL = `SELECT count(*), coalesce(group_concat(
-			last_updated || ',' || octet_length(bill_id) || ',' || bill_id, ''), '')
+	closedBillsPageSQL = `SELECT coalesce(group_concat(
+			concat(last_updated, ',', octet_length(bill_id), ',', bill_id), ''), '')
 		FROM (SELECT bill_id, last_updated FROM bills `
 	// closedBillsFirstSQL is the first page: ?1 location, from ?2 to ?3
 	// (both included), at most ?4 bills.
@@ -113,8 +114,7 @@ type ClosedBills struct {
 	tx             *Tx
 	locationID, to int64
 	page           string // the rest of the current page, packed
-	left           int    // bills left in page
-	more           bool   // the page was full: there may be more
+	inPage         int    // bills read from the current page
 	billID         string // the current bill's id, within page
 	lastUpdated    int64
 	unpacked       int // bills read so far
@@ -146,10 +146,10 @@ func (c *ClosedBills) fetch(query string, args ...any) error {
 	}
 	// Scanned into a string, the page is the driver's own copy of the
 	// text: a []byte or sql.RawBytes would be copied once more.
-	if err := rows.Scan(&c.left, &c.page); err != nil {
+	if err := rows.Scan(&c.page); err != nil {
 		return err
 	}
-	c.more = c.left == ClosedBillsPerPage
+	c.inPage = 0
 	return rows.Close()
 }
 
@@ -158,18 +158,19 @@ func (c *ClosedBills) Next() bool {
 	if c.err != nil {
 		return false
 	}
-	if c.left == 0 {
-		if !c.more {
+	if c.page == "" {
+		// A page that is not full was the last.
+		if c.inPage < ClosedBillsPerPage {
 			return false
 		}
-		if c.err = c.fetch(closedBillsNextSQL, c.locationID, c.lastUpdated, c.to, ClosedBillsPerPage, c.billID); c.err != nil || c.left == 0 {
+		if c.err = c.fetch(closedBillsNextSQL, c.locationID, c.lastUpdated, c.to, ClosedBillsPerPage, c.billID); c.err != nil || c.page == "" {
 			return false
 		}
 	}
 	if c.err = c.unpack(); c.err != nil {
 		return false
 	}
-	c.left--
+	c.inPage++
 	return true
 }
 

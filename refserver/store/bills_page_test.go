@@ -14,15 +14,15 @@ func TestClosedBillsUnpack(t *testing.T) {
 		at int64
 		id string
 	}
-	read := func(page string, n int) ([]bill, error) {
-		c := &ClosedBills{page: page, left: n}
+	read := func(page string) ([]bill, error) {
+		c := &ClosedBills{page: page}
 		var got []bill
 		for c.Next() {
 			got = append(got, bill{c.LastUpdated(), c.BillID()})
 		}
 		return got, c.Err()
 	}
-	got, err := read("-5,3,a,b-5,4,a,b,7,0,1700000000,5,\x00,9\t,", 4)
+	got, err := read("-5,3,a,b-5,4,a,b,7,0,1700000000,5,\x00,9\t,")
 	want := []bill{{-5, "a,b"}, {-5, "a,b,"}, {7, ""}, {1700000000, "\x00,9\t,"}}
 	if err != nil || len(got) != len(want) {
 		t.Fatalf("got %#v, %v; want %#v", got, err, want)
@@ -41,7 +41,7 @@ func TestClosedBillsUnpack(t *testing.T) {
 		"5",          // no comma
 		"5,1,a,1,a",  // a bill without its time
 	} {
-		if got, err := read(page, 2); err == nil || !strings.Contains(err.Error(), "list closed bills") {
+		if got, err := read(page); err == nil || !strings.Contains(err.Error(), "list closed bills") {
 			t.Errorf("page %q: read %#v with %v, want an error", page, got, err)
 		}
 	}
