@@ -154,14 +154,22 @@ type claimedTry struct {
 }
 
 // claimAhead is how many times its places a dispatcher (and a group)
-// claims ahead of its calls.
-const claimAhead = 8
+// claims ahead of its calls. A run claims when half of that is free, and
+// the claim waits for the writer, so a group's pace is at most half of
+// claimAhead x PerGroup per write latency: at saturation that latency is
+// a few hundred milliseconds, and the events come at over a thousand a
+// second.
+const claimAhead = 64
+
+// claimChunk bounds the deliveries one write claims, so that a large
+// claim does not hold up the other writes of its batch for long.
+const claimChunk = 128
 
 // maxInFlightFactor bounds the tries in flight, those whose outcome is
 // being recorded included, to this many times Concurrency. A try in flight
 // costs a few words of memory; the bound only keeps a writer that stopped
 // answering from piling up goroutines.
-const maxInFlightFactor = 64
+const maxInFlightFactor = 4 * claimAhead
 
 // NewDispatcher returns a Dispatcher; Schedule starts it.
 func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
@@ -283,7 +291,11 @@ func (d *Dispatcher) run(ctx context.Context) schedule.Result {
 	}
 	if len(batch) > 0 {
 		res.Worked = true
-		d.wg.Go(func() { d.claim(batch) })
+	}
+	for len(batch) > 0 {
+		chunk := batch[:min(len(batch), claimChunk)]
+		batch = batch[len(chunk):]
+		d.wg.Go(func() { d.claim(chunk) })
 	}
 	res.Busy = res.Busy || len(d.inFlight) > 0
 	return res

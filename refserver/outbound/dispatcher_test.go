@@ -335,27 +335,29 @@ func TestDispatcherClaimsInBatches(t *testing.T) {
 }
 
 // A long backlog is read a batch at a time: with 2 places the dispatcher
-// claims up to 16 ahead and looks again once half of them are done, so
-// 64 deliveries take a handful of looks, not one per call.
+// claims up to 2 x claimAhead ahead and looks again once half of them are
+// done, so four times that many deliveries take a handful of looks, not
+// one per call.
 func TestDispatcherLooksOncePerHalfBatch(t *testing.T) {
 	t.Parallel()
 	q := newMemQueue()
-	for i := range 64 {
-		q.add(strconv.Itoa(100+i), nil)
+	n := 4 * 2 * claimAhead
+	for i := range n {
+		q.add(strconv.Itoa(100000+i), nil)
 	}
 	d := NewDispatcher(DispatcherConfig{
 		Name: "test dispatcher", Queue: q, Now: time.Now, Logger: slog.New(slog.DiscardHandler),
 		Policy:      Policy{MaxTries: 1, Base: time.Millisecond, Max: time.Millisecond, Temporary: func(error) bool { return false }},
-		Concurrency: 2, Batch: 100,
+		Concurrency: 2, Batch: n,
 	})
 	runScheduled(t, d.Schedule, d.Wait)
 	waitUntil(t, "every delivery settled", q.settled)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	// 16 taken first, then at least 8 per look that wanted room (6 more),
-	// one look after the last try, and the scheduler's first; a few more
-	// if a try's end and a wake cross.
+	// A quarter taken first, then at least an eighth per look that wanted
+	// room (6 more), one look after the last try, and the scheduler's
+	// first; a few more if a try's end and a wake cross.
 	if q.looks > 16 {
-		t.Errorf("%d looks at the queue for 64 deliveries, want at most 16", q.looks)
+		t.Errorf("%d looks at the queue for %d deliveries, want at most 16", q.looks, n)
 	}
 }
