@@ -70,3 +70,55 @@ func TestBillQueriesUseIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestBillWritesBuildNoTemporaryIndex checks that writing a bill checks its
+// status in place: a CHECK of the form status IN (three values) made
+// SQLite build a temporary index each time an insert or a status update
+// ran (migration 0034). The rule itself still holds.
+func TestBillWritesBuildNoTemporaryIndex(t *testing.T) {
+	t.Parallel()
+	db := openTest(t, filepath.Join(t.TempDir(), "status.db"), time.Now)
+	var loc int64
+	err := db.Write(t.Context(), func(tx *Tx) error {
+		for q, params := range map[string]int{insertBillSQL: 15, updateBillSQL: 13} {
+			rows, err := tx.query("EXPLAIN "+q, make([]any, params)...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var addr, p1, p2, p3, p5 int64
+				var opcode string
+				var p4, comment any
+				if err := rows.Scan(&addr, &opcode, &p1, &p2, &p3, &p4, &p5, &comment); err != nil {
+					rows.Close()
+					return err
+				}
+				if opcode == "OpenEphemeral" {
+					t.Errorf("%q opens a temporary table at %d", q, addr)
+				}
+			}
+			rows.Close()
+		}
+		var err error
+		loc, err = tx.InsertLocation("Status", "providerB")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(number int64, status string) CheckRow {
+		return CheckRow{NewBillID: "bill-" + status, LocationID: loc, CheckNumber: number, Status: status,
+			ContentHash: status, CheckJSON: "{}"}
+	}
+	for _, status := range []string{"open", "closed", "void"} {
+		if err := db.Write(t.Context(), func(tx *Tx) error { _, err := tx.PushCheck(row(1, status)); return err }); err != nil {
+			t.Errorf("status %s refused: %v", status, err)
+		}
+	}
+	for _, number := range []int64{1, 2} { // an update, an insert
+		err := db.Write(t.Context(), func(tx *Tx) error { _, err := tx.PushCheck(row(number, "Open")); return err })
+		if err == nil || !strings.Contains(err.Error(), "CHECK constraint failed") {
+			t.Errorf("check %d with status Open: %v, want the CHECK constraint's error", number, err)
+		}
+	}
+}
