@@ -69,12 +69,13 @@ const (
 	// closedBillsPageSQL packs the bills of the subquery that follows it
 	// into one text, each bill as "<last_updated>,<bytes in
 	// bill_id>,<bill_id>" one after the other (ClosedBills.unpack reads
-	// them back). concat makes each bill's text at once, where || would
-	// make a string of every step. group_concat takes the rows
-	// in the order the subquery yields them, the index's; ORDER BY inside
-	// the aggregate would say so, but SQLite then sorts every page in a
-	// temporary b-tree, which made the list cost more than reading a row
-	// per bill. unpack checks the order instead.
+	// them back, so an id may hold anything). concat makes each bill's
+	// text at once, where || would make a string of every step.
+	// group_concat takes the rows in the order the subquery yields them,
+	// the index's; ORDER BY inside the aggregate would say so, but SQLite
+	// then sorts every page in a temporary b-tree, which made the list
+	// cost more than reading a row per bill. unpack checks the order
+	// instead.
 	closedBillsPageSQL = `SELECT coalesce(group_concat(
 			concat(last_updated, ',', octet_length(bill_id), ',', bill_id), ''), '')
 		FROM (SELECT bill_id, last_updated FROM bills `
