@@ -76,6 +76,12 @@ type DispatcherConfig struct {
 	PerGroup int
 	// Batch is how many due deliveries one look at the queue lists.
 	Batch int
+	// ClaimAhead is how many times Concurrency (and PerGroup) the tries
+	// claimed and not yet called may reach with those calling; 0 or 1
+	// claims only what has a place. Claiming ahead lets one write claim
+	// many and the calls go on while it waits; a queue whose claim shows
+	// (an order marked sent) should not.
+	ClaimAhead int
 	// Meter, when set, counts the tries by outcome (MetricDeliveries).
 	Meter metric.Meter
 	// Tracer, when set, traces each try as a root span named
@@ -105,8 +111,8 @@ const attrDeliveryID = attribute.Key("refserver.outbound.delivery_id")
 // with the others of its batch, then waiting for a place), calling
 // (holding one of the Concurrency places, PerGroup of its group's) and
 // recording (its outcome waiting for the writer, which commits many at
-// once, holding no place). Claims run ahead of the calls, up to
-// claimAhead times the places, so that a call never waits for a write:
+// once, holding no place). Claims may run ahead of the calls, up to
+// ClaimAhead times the places, so that a call never waits for a write:
 // with one claim per try, each place stood idle for a whole write's
 // latency per delivery, and under load that latency, not the receiver,
 // set the pace.
@@ -153,14 +159,6 @@ type claimedTry struct {
 	a         Attempt
 }
 
-// claimAhead is how many times its places a dispatcher (and a group)
-// claims ahead of its calls. A run claims when half of that is free, and
-// the claim waits for the writer, so a group's pace is at most half of
-// claimAhead x PerGroup per write latency: at saturation that latency is
-// a few hundred milliseconds, and the events come at over a thousand a
-// second.
-const claimAhead = 64
-
 // claimChunk bounds the deliveries one write claims, so that a large
 // claim does not hold up the other writes of its batch for long.
 const claimChunk = 128
@@ -169,7 +167,7 @@ const claimChunk = 128
 // being recorded included, to this many times Concurrency. A try in flight
 // costs a few words of memory; the bound only keeps a writer that stopped
 // answering from piling up goroutines.
-const maxInFlightFactor = 4 * claimAhead
+const maxInFlightFactor = 256
 
 // NewDispatcher returns a Dispatcher; Schedule starts it.
 func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
@@ -204,9 +202,21 @@ func (d *Dispatcher) Wait() { d.wg.Wait() }
 
 // maxAhead and maxGroupAhead bound the tries claimed or calling, in all
 // and per group; maxInFlight those in flight.
-func (d *Dispatcher) maxAhead() int      { return claimAhead * d.cfg.Concurrency }
-func (d *Dispatcher) maxGroupAhead() int { return claimAhead * d.cfg.PerGroup }
+func (d *Dispatcher) maxAhead() int      { return d.claimAhead() * d.cfg.Concurrency }
+func (d *Dispatcher) maxGroupAhead() int { return d.claimAhead() * d.cfg.PerGroup }
 func (d *Dispatcher) maxInFlight() int   { return maxInFlightFactor * d.cfg.Concurrency }
+
+func (d *Dispatcher) claimAhead() int { return max(d.cfg.ClaimAhead, 1) }
+
+// refill is how far below its bound of m a count of tries claimed ahead
+// falls before a run claims more: half of m when claiming ahead (so that
+// each claim covers many), 1 when claiming only what has a place.
+func (d *Dispatcher) refill(m int) int {
+	if d.claimAhead() == 1 {
+		return 1
+	}
+	return max(m/2, 1)
+}
 
 // run takes each due delivery that is not in flight and whose exact
 // backoff has passed, as far as there is room, claims them in one batch
@@ -363,7 +373,7 @@ func (d *Dispatcher) release(group string) {
 // end forgets the try at delivery id, whose next try is due at notBefore
 // (the zero time when none is), and reports whether the job must run: the
 // last try ended (the job is then caught up), a retry is to be scheduled,
-// or a run left deliveries behind and there is room for half a batch.
+// or a run left deliveries behind and there is room for a batch.
 // d.mu is held.
 func (d *Dispatcher) end(id string, notBefore time.Time) bool {
 	delete(d.inFlight, id)
@@ -377,13 +387,14 @@ func (d *Dispatcher) end(id string, notBefore time.Time) bool {
 }
 
 // wantsRun reports whether a run left due deliveries behind and there is
-// now room for half a batch, in all or in group; it then takes the wish
+// now room for a batch (refill), in all or in group; it then takes the wish
 // back, so one end wakes the job for it. d.mu is held.
 func (d *Dispatcher) wantsRun(group string) bool {
 	if !d.roomWanted || len(d.inFlight) > d.maxInFlight()/2 {
 		return false
 	}
-	if d.ahead <= d.maxAhead()/2 || (d.cfg.PerGroup > 0 && group != "" && d.aheadOf[group] <= d.maxGroupAhead()/2) {
+	ma, mg := d.maxAhead(), d.maxGroupAhead()
+	if d.ahead <= ma-d.refill(ma) || (d.cfg.PerGroup > 0 && group != "" && d.aheadOf[group] <= mg-d.refill(mg)) {
 		d.roomWanted = false
 		return true
 	}

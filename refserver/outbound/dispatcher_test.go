@@ -28,6 +28,7 @@ type memQueue struct {
 	block                chan struct{}
 	looks                int // calls of Due
 	claims               int // calls of Claim
+	claimed              int // deliveries claimed
 }
 
 type memItem struct {
@@ -87,6 +88,7 @@ func (q *memQueue) Claim(_ context.Context, ids []string) ([]Attempt, error) {
 	out := make([]Attempt, len(ids))
 	for i, id := range ids {
 		if it := q.items[id]; !it.settled && !it.due.After(time.Now()) {
+			q.claimed++
 			out[i] = &memAttempt{q: q, it: it}
 		}
 	}
@@ -175,6 +177,7 @@ func startDispatcher(t *testing.T, q *memQueue, concurrency int) (*Dispatcher, f
 		Logger:      slog.New(slog.DiscardHandler),
 		Concurrency: concurrency,
 		Batch:       10,
+		ClaimAhead:  8,
 	})
 	stop := runScheduled(t, d.Schedule, d.Wait)
 	return d, stop
@@ -335,12 +338,13 @@ func TestDispatcherClaimsInBatches(t *testing.T) {
 }
 
 // A long backlog is read a batch at a time: with 2 places the dispatcher
-// claims up to 2 x claimAhead ahead and looks again once half of them are
+// claims up to 2 x ClaimAhead ahead and looks again once half of them are
 // done, so four times that many deliveries take a handful of looks, not
 // one per call.
 func TestDispatcherLooksOncePerHalfBatch(t *testing.T) {
 	t.Parallel()
 	q := newMemQueue()
+	const claimAhead = 8
 	n := 4 * 2 * claimAhead
 	for i := range n {
 		q.add(strconv.Itoa(100000+i), nil)
@@ -348,7 +352,7 @@ func TestDispatcherLooksOncePerHalfBatch(t *testing.T) {
 	d := NewDispatcher(DispatcherConfig{
 		Name: "test dispatcher", Queue: q, Now: time.Now, Logger: slog.New(slog.DiscardHandler),
 		Policy:      Policy{MaxTries: 1, Base: time.Millisecond, Max: time.Millisecond, Temporary: func(error) bool { return false }},
-		Concurrency: 2, Batch: n,
+		Concurrency: 2, Batch: n, ClaimAhead: claimAhead,
 	})
 	runScheduled(t, d.Schedule, d.Wait)
 	waitUntil(t, "every delivery settled", q.settled)
@@ -360,4 +364,34 @@ func TestDispatcherLooksOncePerHalfBatch(t *testing.T) {
 	if q.looks > 16 {
 		t.Errorf("%d looks at the queue for %d deliveries, want at most 16", q.looks, n)
 	}
+}
+
+// Without ClaimAhead (the orders: a claim marks an order sent) a
+// dispatcher claims only the deliveries that have a place.
+func TestDispatcherWithoutClaimAheadClaimsOnlyWhatHasAPlace(t *testing.T) {
+	t.Parallel()
+	q := newMemQueue()
+	q.block = make(chan struct{})
+	for i := range 5 {
+		q.add(strconv.Itoa(i), nil)
+	}
+	d := NewDispatcher(DispatcherConfig{
+		Name: "test dispatcher", Queue: q, Now: time.Now, Logger: slog.New(slog.DiscardHandler),
+		Policy:      Policy{MaxTries: 1, Base: time.Millisecond, Max: time.Millisecond, Temporary: func(error) bool { return false }},
+		Concurrency: 2, Batch: 10,
+	})
+	runScheduled(t, d.Schedule, d.Wait)
+	waitUntil(t, "two calls under way", func() bool {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.calls == 2
+	})
+	q.mu.Lock()
+	claimed := q.claimed
+	q.mu.Unlock()
+	if claimed != 2 {
+		t.Errorf("%d deliveries claimed with two places, both calling", claimed)
+	}
+	close(q.block)
+	waitUntil(t, "every delivery settled", q.settled)
 }

@@ -50,6 +50,13 @@ const (
 	webhookConcurrency = 64
 	webhookPerKey      = 16
 	webhookDueBatch    = 1024
+	// webhookClaimAhead is how many times its places the webhook dispatcher
+	// (and a key) claims ahead of its calls (DispatcherConfig.ClaimAhead). A
+	// run claims when half of that is free, and the claim waits for the
+	// writer, so a key's pace is at most half of it x PerGroup per write
+	// latency: at saturation that latency is a few hundred milliseconds, and
+	// the events come at over a thousand a second.
+	webhookClaimAhead = 64
 	// maxWebhookErrorDetail bounds the failure text kept per delivery.
 	maxWebhookErrorDetail = 300
 	// maxWebhookAnswer is how much of a receiver's answer is read (and
@@ -120,6 +127,7 @@ func NewWebhookDispatcher(cfg WebhookConfig) *Dispatcher {
 		Concurrency: webhookConcurrency,
 		PerGroup:    webhookPerKey,
 		Batch:       webhookDueBatch,
+		ClaimAhead:  webhookClaimAhead,
 		Meter:       cfg.Meter,
 		Tracer:      cfg.Tracer,
 	})
