@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"io"
 	"sync"
 	"time"
@@ -60,8 +61,33 @@ func (a *attempt) expired() bool {
 	return ok
 }
 
+// timedOut returns err, the failure of the attempt's request or body, as
+// an attempt timeout when the timeout cancelled the attempt. A context
+// derived from the attempt (by a RoundTripper of the caller's, say) ends
+// with context.Canceled rather than the attempt's DeadlineExceeded: an
+// error that matches it is the timeout's doing here, and is replaced by
+// the attempt's cause, so that it does not read as the caller's.
+func (a *attempt) timedOut(err error) error {
+	if !a.expired() {
+		return err
+	}
+	if errors.Is(err, context.Canceled) {
+		return context.Cause(a.Context)
+	}
+	if ate := (*attemptTimeoutError)(nil); !errors.As(err, &ate) {
+		return &attemptTimeoutError{d: a.timeout, err: err}
+	}
+	return err
+}
+
 // Read implements io.Reader on the response body.
-func (a *attempt) Read(p []byte) (int, error) { return a.body.Read(p) }
+func (a *attempt) Read(p []byte) (int, error) {
+	n, err := a.body.Read(p)
+	if err != nil && err != io.EOF {
+		err = a.timedOut(err)
+	}
+	return n, err
+}
 
 // Close closes the response body and ends the attempt.
 func (a *attempt) Close() error {

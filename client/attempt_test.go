@@ -187,3 +187,50 @@ func TestAttemptsLeaveTheClock(t *testing.T) {
 		t.Error("attempts left on the clock after the calls")
 	}
 }
+
+// derivedCtxBody is a response body whose reads wait for ctx, a context
+// derived from the attempt's, and fail with its error.
+type derivedCtxBody struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func (b derivedCtxBody) Read([]byte) (int, error) {
+	<-b.ctx.Done()
+	return 0, b.ctx.Err()
+}
+func (b derivedCtxBody) Close() error { b.cancel(); return nil }
+
+// TestAttemptTimeoutThroughDerivedContext: a RoundTripper that derives its
+// own context from the request's sees context.Canceled when the attempt
+// times out (a context derived from a cancelled one reports Canceled), and
+// may return that. The call's error is still the attempt's timeout, and
+// does not match context.Canceled, whether the request or its body was cut.
+func TestAttemptTimeoutThroughDerivedContext(t *testing.T) {
+	t.Parallel()
+	c, m := newMockClient(t, WithTimeout(20*time.Millisecond), WithMaxRetries(0))
+	m.Handle("GET", "v1/request", func(r *http.Request) (*http.Response, error) {
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	m.Handle("GET", "v1/body", func(r *http.Request) (*http.Response, error) {
+		ctx, cancel := context.WithCancel(r.Context())
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: derivedCtxBody{ctx, cancel}, Request: r}, nil
+	})
+	for _, path := range []string{"v1/request", "v1/body"} {
+		var out struct{ OK bool }
+		_, err := c.Do(context.Background(), &Request{Path: path}, &out)
+		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			t.Errorf("%s: err = %v, want a deadline error and no cancellation", path, err)
+		}
+		if err == nil || !strings.Contains(err.Error(), "attempt timed out after 20ms") {
+			t.Errorf("%s: err = %v, want it to name the attempt timeout", path, err)
+		}
+	}
+	if !clockIdle(c) {
+		t.Error("attempts left on the clock after the calls")
+	}
+}

@@ -90,10 +90,8 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.roundTripper().RoundTrip(req)
 	if a != nil {
 		if err != nil {
-			if ctx.Err() == nil && a.expired() {
-				if ate := (*attemptTimeoutError)(nil); !errors.As(err, &ate) {
-					err = &attemptTimeoutError{d: st.timeout, err: err}
-				}
+			if ctx.Err() == nil {
+				err = a.timedOut(err)
 			}
 			a.end()
 		} else {
