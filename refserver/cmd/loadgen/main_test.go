@@ -127,7 +127,7 @@ func TestLoadWithWebhook(t *testing.T) {
 	if made == 0 || created < made {
 		t.Errorf("%d payment.created deliveries verified for %d payments made", created, made)
 	}
-	if !regexp.MustCompile(`webhook: at the end of the window \d+ deliveries were pending \(counted in the server's database\): a lag of [\d.]+ s at the window's delivery rate; drained \S+ after the load stopped`).MatchString(report) {
+	if !regexp.MustCompile(`webhook: at the end of the window \d+ deliveries were pending \(counted in the server's database\): a lag of [\d.]+ s at the window's delivery rate; drained \S+ after the load stopped\nwebhook: of those, \d+ had not reached the receiver`).MatchString(report) {
 		t.Errorf("the report lacks the deliveries' backlog")
 	}
 	if !strings.Contains(report, "errors: 0 ") {
@@ -230,8 +230,9 @@ func TestRouteOf(t *testing.T) {
 }
 
 // The pending deliveries counted in the server's database are all of them,
-// past the 1,000 the deliveries list shows, and only the webhook's own.
-func TestCountPendingIsExact(t *testing.T) {
+// past the 1,000 the deliveries list shows, and only the webhook's own;
+// those the receiver had before the count are told apart.
+func TestPendingIsCountedExactly(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.db")
 	db := storetest.Open(t, path, nil)
@@ -270,13 +271,31 @@ func TestCountPendingIsExact(t *testing.T) {
 	}
 	defer sdb.Close()
 	for id, want := range map[string]int{"wh_a": 1203, "wh_b": 7} {
-		if n, err := countPending(t.Context(), sdb, id); err != nil || n != want {
-			t.Errorf("%s: %d pending (%v), want %d", id, n, err, want)
+		if ids, err := pendingEvents(t.Context(), sdb, id); err != nil || len(ids) != want {
+			t.Errorf("%s: %d pending (%v), want %d", id, len(ids), err, want)
 		}
 	}
+	// The receiver had some of them before the count, one after.
+	h := &hookReceiver{received: map[string]time.Time{}}
+	at := time.Now()
+	h.received["evt_0"] = at.Add(-time.Second)
+	h.received["evt_1"] = at
+	h.received["evt_2"] = at.Add(time.Second)
+	ids, err := pendingEvents(t.Context(), sdb, "wh_b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := h.unreceived(ids, at); n != 5 {
+		t.Errorf("%d of wh_b's 7 pending not received, want 5", n)
+	}
 	var out strings.Builder
-	reportBacklog(&out, backlog{pending: 1203, exact: true, counted: true}, hookCounts{}, hookCounts{verified: 601}, 1)
-	if want := "webhook: at the end of the window 1203 deliveries were pending (counted in the server's database): a lag of 2.00 s at the window's delivery rate"; !strings.Contains(out.String(), want) {
-		t.Errorf("report %q lacks %q", out.String(), want)
+	reportBacklog(&out, backlog{pending: 1203, exact: true, counted: true, unreceived: 601}, hookCounts{}, hookCounts{verified: 601}, 1)
+	for _, want := range []string{
+		"webhook: at the end of the window 1203 deliveries were pending (counted in the server's database): a lag of 2.00 s at the window's delivery rate",
+		"webhook: of those, 601 had not reached the receiver (the others waited for their outcome to be written): a lag of 1.00 s\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report %q lacks %q", out.String(), want)
+		}
 	}
 }

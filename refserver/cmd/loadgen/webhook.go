@@ -40,6 +40,9 @@ type hookReceiver struct {
 
 	mu     sync.Mutex
 	byType map[events.Type]int64
+	// received holds when each event was first received, for the count
+	// of the pending deliveries not received yet (with -server-db).
+	received map[string]time.Time
 }
 
 // hookCounts are the receiver's tallies at one instant.
@@ -68,7 +71,7 @@ func startWebhook(ctx context.Context, admin *client.Client, newClient func(...c
 	if err != nil {
 		return nil, err
 	}
-	h := &hookReceiver{svc: events.NewService(vendor), byType: map[events.Type]int64{}}
+	h := &hookReceiver{svc: events.NewService(vendor), byType: map[events.Type]int64{}, received: map[string]time.Time{}}
 	if serverDB != "" {
 		if h.db, err = openServerDB(serverDB); err != nil {
 			ln.Close()
@@ -88,8 +91,12 @@ func startWebhook(ctx context.Context, admin *client.Client, newClient func(...c
 	h.webhookID = created.Webhook.WebhookID
 	verify := events.NewHandler([]string{created.Secret}, func(_ context.Context, ev events.Event) error {
 		h.verified.Add(1)
+		now := time.Now()
 		h.mu.Lock()
 		h.byType[ev.Type]++
+		if _, ok := h.received[ev.ID]; !ok {
+			h.received[ev.ID] = now
+		}
 		h.mu.Unlock()
 		return nil
 	})
@@ -144,8 +151,8 @@ const maxPendingListed = 1000
 // maxPendingListed, and then perhaps more).
 func (h *hookReceiver) pending(ctx context.Context) (n int, exact bool, err error) {
 	if h.db != nil {
-		n, err := countPending(ctx, h.db, h.webhookID)
-		return n, true, err
+		ids, err := pendingEvents(ctx, h.db, h.webhookID)
+		return len(ids), true, err
 	}
 	ds, err := h.svc.ListDeliveries(ctx, h.webhookID, events.DeliveryQuery{Status: events.DeliveryPending, Limit: maxPendingListed})
 	return len(ds), len(ds) < maxPendingListed, err
@@ -165,15 +172,43 @@ func openServerDB(path string) (*sql.DB, error) {
 	return db, nil
 }
 
-// countPending counts the pending deliveries of webhook webhookID,
-// those under way included, in the server's database db.
-func countPending(ctx context.Context, db *sql.DB, webhookID string) (int, error) {
-	var n int
-	err := db.QueryRowContext(ctx, `SELECT count(*) FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending'`, webhookID).Scan(&n)
+// pendingEvents returns the event ids of the pending deliveries of
+// webhook webhookID, those under way included, in the server's database
+// db.
+func pendingEvents(ctx context.Context, db *sql.DB, webhookID string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, `SELECT e.event_id FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
+		WHERE d.webhook_id = ? AND d.status = 'pending'`, webhookID)
 	if err != nil {
-		return 0, fmt.Errorf("counting pending deliveries in the server's database: %w", err)
+		return nil, fmt.Errorf("reading pending deliveries in the server's database: %w", err)
 	}
-	return n, nil
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("reading pending deliveries in the server's database: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading pending deliveries in the server's database: %w", err)
+	}
+	return ids, nil
+}
+
+// unreceived counts the events of ids the receiver had not received by
+// at: a delivery still pending in the server's database may have reached
+// the receiver already (its outcome waits for the server's writer).
+func (h *hookReceiver) unreceived(ids []string, at time.Time) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, id := range ids {
+		if t, ok := h.received[id]; !ok || t.After(at) {
+			n++
+		}
+	}
+	return n
 }
 
 // backlog is how far the deliveries were behind at the end of the window.
@@ -183,15 +218,23 @@ type backlog struct {
 	pending int
 	exact   bool
 	counted bool // in the server's database
-	drained time.Duration
-	err     error
+	// unreceived were those of them the receiver had not had (counted
+	// only with the database).
+	unreceived int
+	drained    time.Duration
+	err        error
 }
 
 // measureBacklog counts the pending deliveries now; measureDrain, called
 // once the load has stopped, waits (up to a minute) until none is pending.
 func (h *hookReceiver) measureBacklog(ctx context.Context) backlog {
+	if h.db != nil {
+		at := time.Now()
+		ids, err := pendingEvents(ctx, h.db, h.webhookID)
+		return backlog{pending: len(ids), exact: true, counted: true, unreceived: h.unreceived(ids, at), err: err}
+	}
 	n, exact, err := h.pending(ctx)
-	return backlog{pending: n, exact: exact, counted: h.db != nil, err: err}
+	return backlog{pending: n, exact: exact, err: err}
 }
 
 func (h *hookReceiver) measureDrain(ctx context.Context, b *backlog) {
@@ -268,12 +311,18 @@ func reportBacklog(w io.Writer, b backlog, before, after hookCounts, secs float6
 		source = " (counted in the server's database)"
 	}
 	rate := float64(after.verified-before.verified) / secs
-	lag := "n/a"
-	if rate > 0 {
-		lag = fmt.Sprintf("%.2f s%s", float64(b.pending)/rate, more)
+	lagOf := func(n int) string {
+		if rate <= 0 {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.2f s%s", float64(n)/rate, more)
 	}
 	fmt.Fprintf(w, "webhook: at the end of the window %d%s deliveries were pending%s: a lag of %s at the window's delivery rate; drained %s after the load stopped\n",
-		b.pending, more, source, lag, b.drained.Round(time.Millisecond))
+		b.pending, more, source, lagOf(b.pending), b.drained.Round(time.Millisecond))
+	if b.counted {
+		fmt.Fprintf(w, "webhook: of those, %d had not reached the receiver (the others waited for their outcome to be written): a lag of %s\n",
+			b.unreceived, lagOf(b.unreceived))
+	}
 }
 
 // reportDrained prints what the receiver got from the webhook's start to
