@@ -16,7 +16,7 @@ type DeliveryStatus string
 // The delivery statuses.
 const (
 	// DeliveryPending: not delivered yet; another attempt is due at
-	// NextAttemptAt.
+	// NextAttemptAt, or is under way when NextAttemptAt is nil.
 	DeliveryPending DeliveryStatus = "pending"
 	// DeliveryDelivered: the receiver answered 2xx.
 	DeliveryDelivered DeliveryStatus = "delivered"
@@ -40,7 +40,8 @@ type Delivery struct {
 	LastStatusCode *int `json:"lastStatusCode"`
 	// LastError says why the last attempt failed; nil when it did not.
 	LastError *string `json:"lastError"`
-	// NextAttemptAt is when the next attempt is due; nil when none is.
+	// NextAttemptAt is when the next attempt is due; nil when none is, and
+	// while an attempt is under way.
 	NextAttemptAt *client.UnixTime `json:"nextAttemptAt"`
 	CreatedAt     client.UnixTime  `json:"createdAt"`
 }

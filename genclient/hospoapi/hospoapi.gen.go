@@ -3092,7 +3092,7 @@ type WebhookDelivery struct {
 	// LastStatusCode The receiver's HTTP status at the last attempt; null when none answered.
 	LastStatusCode *int `json:"lastStatusCode"`
 
-	// NextAttemptAt Unix seconds (virtual clock) of the next attempt while pending.
+	// NextAttemptAt Unix seconds (virtual clock) of the next attempt while pending; null while an attempt is under way, and once delivered or failed.
 	NextAttemptAt *int64                `json:"nextAttemptAt"`
 	Status        WebhookDeliveryStatus `json:"status"`
 	Type          EventType             `json:"type"`
