@@ -208,6 +208,13 @@ func (d *Dispatcher) maxInFlight() int   { return maxInFlightFactor * d.cfg.Conc
 
 func (d *Dispatcher) claimAhead() int { return max(d.cfg.ClaimAhead, 1) }
 
+// full reports that there is no room for another try: as many are claimed
+// or calling as maxAhead allows, or in flight as maxInFlight does. d.mu is
+// held.
+func (d *Dispatcher) full() bool {
+	return d.ahead >= d.maxAhead() || len(d.inFlight) >= d.maxInFlight()
+}
+
 // refill is how far below its bound of m a count of tries claimed ahead
 // falls before a run claims more: half of m when claiming ahead (so that
 // each claim covers many), 1 when claiming only what has a place.
@@ -226,7 +233,7 @@ func (d *Dispatcher) run(ctx context.Context) schedule.Result {
 	worked := d.ended > 0
 	d.ended = 0
 	d.roomWanted = false
-	full := d.ahead >= d.maxAhead() || len(d.inFlight) >= d.maxInFlight()
+	full := d.full()
 	// What each group has taken, for the queue to read no more of its
 	// backlog than there is room for.
 	var taken map[string]int
@@ -285,7 +292,7 @@ func (d *Dispatcher) run(ctx context.Context) schedule.Result {
 			}
 			continue
 		}
-		if d.ahead >= d.maxAhead() || len(d.inFlight) >= d.maxInFlight() {
+		if d.full() {
 			res.Busy, d.roomWanted = true, true // due, and no room yet
 			break
 		}
