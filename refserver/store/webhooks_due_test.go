@@ -9,6 +9,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// dueDeliveries reads db's due deliveries (Tx.DueDeliveries).
+func dueDeliveries(t *testing.T, db *DB, limit int, perKey func(keyID int64) int) []DueDelivery {
+	t.Helper()
+	var due []DueDelivery
+	mustRead(t, db, func(tx *Tx) (err error) {
+		due, err = tx.DueDeliveries(limit, perKey)
+		return err
+	})
+	return due
+}
+
 // One key's backlog does not keep another key's deliveries out of the
 // due list: each key gives at most perKey, oldest first, and the keys take
 // turns, the one waiting longest first.
@@ -72,13 +83,7 @@ func TestDueDeliveriesShareOutTheKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var due []DueDelivery
-	if err := db.Read(t.Context(), func(tx *Tx) (err error) {
-		due, err = tx.DueDeliveries(5, func(int64) int { return 3 })
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	due := dueDeliveries(t, db, 5, func(int64) int { return 3 })
 	var got []string
 	for _, d := range due {
 		got = append(got, ids[d.DeliveryID])
@@ -94,18 +99,12 @@ func TestDueDeliveriesShareOutTheKeys(t *testing.T) {
 	}
 
 	// A key the dispatcher has no room for is left out.
-	err = db.Read(t.Context(), func(tx *Tx) (err error) {
-		due, err = tx.DueDeliveries(5, func(key int64) int {
-			if key == busy {
-				return 0
-			}
-			return 3
-		})
-		return err
+	due = dueDeliveries(t, db, 5, func(key int64) int {
+		if key == busy {
+			return 0
+		}
+		return 3
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(due) != 1 || ids[due[0].DeliveryID] != "evt_wh_b0" {
 		t.Errorf("due deliveries with the busy key left out: %+v", due)
 	}
@@ -144,15 +143,8 @@ func TestDeliveryUnderWayIsDueAgainAfterReopenOrRestore(t *testing.T) {
 	}
 	due := func(db *DB) []string {
 		t.Helper()
-		var list []DueDelivery
-		if err := db.Read(t.Context(), func(tx *Tx) (err error) {
-			list, err = tx.DueDeliveries(10, func(int64) int { return 10 })
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
 		var out []string
-		for _, d := range list {
+		for _, d := range dueDeliveries(t, db, 10, func(int64) int { return 10 }) {
 			out = append(out, d.DeliveryID)
 		}
 		slices.Sort(out)
