@@ -3,7 +3,6 @@ package refservertest
 import (
 	"context"
 	"database/sql"
-	"net/url"
 	"testing"
 
 	"github.com/hospo-dev/hospo-go/refserver/store"
@@ -34,16 +33,15 @@ func (e *Env) Rows(t testing.TB) map[string][]string {
 	return out
 }
 
-// ReadDB opens a read-only view of the server's database file, for tests
-// that check what is stored. SQLite's WAL lets it read beside the
-// server's own connections; a lock they hold is waited for up to 5 s. It
-// is closed when the test ends.
+// ReadDB opens a read-only view of the server's database file
+// (store.OpenReadOnly), for tests that check what is stored. It is closed
+// when the test ends.
 func (e *Env) ReadDB(t testing.TB) *sql.DB {
 	t.Helper()
 	if e.DBPath == store.MemoryPath {
 		t.Fatalf("refservertest: ReadDB needs a database file")
 	}
-	db, err := sql.Open("sqlite3", "file:"+url.PathEscape(e.DBPath)+"?mode=ro&_busy_timeout=5000")
+	db, err := store.OpenReadOnly(e.DBPath)
 	if err != nil {
 		t.Fatalf("refservertest: open %s: %v", e.DBPath, err)
 	}

@@ -16,7 +16,7 @@ import (
 // file open: it is for tests that compare the database before and after
 // some requests.
 func Dump(ctx context.Context, path string, skip map[string][]string) (map[string][]string, error) {
-	db, err := sql.Open("sqlite3", "file:"+url.PathEscape(path)+"?mode=ro&_busy_timeout=5000")
+	db, err := OpenReadOnly(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: dump: open %s: %w", path, err)
 	}
@@ -36,6 +36,14 @@ func Dump(ctx context.Context, path string, skip map[string][]string) (map[strin
 		}
 	}
 	return out, nil
+}
+
+// OpenReadOnly opens a read-only view of the database file at path, for
+// tests and tools that look at what a server stores: SQLite's WAL lets it
+// read beside the server's own connections, and a lock they hold is waited
+// for up to 5 s.
+func OpenReadOnly(path string) (*sql.DB, error) {
+	return sql.Open("sqlite3", "file:"+url.PathEscape(path)+"?mode=ro&_busy_timeout=5000")
 }
 
 // dumpTable returns the rows of table as Dump has them, without the
