@@ -259,22 +259,6 @@ func TestPushDoesNotWaitForTheLogger(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-h.entered // the failed send is logging
-	done := make(chan error, 1)
-	go func() {
-		for n := int64(1); n <= 100; n++ {
-			if err := a.Push(checkN(n, 50)); err != nil {
-				done <- err
-				return
-			}
-		}
-		done <- nil
-	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(time.Minute): // a hang detector: a Push that waits never ends
-		t.Fatal("Push blocked while the agent's Logger was stuck")
-	}
+	pushAllOrHang(t, a, 100, func(i int) *Check { return checkN(int64(i)+1, 50) },
+		"Push blocked while the agent's Logger was stuck")
 }

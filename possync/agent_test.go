@@ -314,28 +314,37 @@ func TestAgentPushNeverBlocks(t *testing.T) {
 			if st != nil {
 				t.Cleanup(func() { close(st.hold) }) // before the agent is stopped
 			}
-			done := make(chan error, 1)
-			go func() {
-				for i := range 2000 {
-					if err := a.Push(checkN(int64(i%500)+1, int64(i))); err != nil {
-						done <- err
-						return
-					}
-				}
-				done <- nil
-			}()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatal(err)
-				}
-			case <-time.After(time.Minute): // a hang detector: a Push that waits never ends
-				t.Fatal("Push blocked while the service (and the store) hang")
-			}
+			pushAllOrHang(t, a, 2000, func(i int) *Check { return checkN(int64(i%500)+1, int64(i)) },
+				"Push blocked while the service (and the store) hang")
 			if q := a.Stats().Queued; q != 500 {
 				t.Errorf("Queued = %d, want 500", q)
 			}
 		})
+	}
+}
+
+// pushAllOrHang pushes n checks, mk(0) to mk(n-1), from another goroutine
+// and fails the test with hang if they do not end within a minute: a hang
+// detector, as a Push that waits never ends.
+func pushAllOrHang(t *testing.T, a *Agent, n int, mk func(i int) *Check, hang string) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		for i := range n {
+			if err := a.Push(mk(i)); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal(hang)
 	}
 }
 
