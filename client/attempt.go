@@ -36,12 +36,9 @@ type attempt struct {
 	nextExpired *attempt // in attemptClock.fire's list of expired attempts
 }
 
-// Deadline implements context.Context: the attempt's deadline, or the
-// call's if it comes first.
+// Deadline implements context.Context: the attempt's deadline, which
+// comes before the call's (start puts no attempt on the clock otherwise).
 func (a *attempt) Deadline() (time.Time, bool) {
-	if d, ok := a.Context.Deadline(); ok && d.Before(a.deadline) {
-		return d, true
-	}
 	return a.deadline, true
 }
 

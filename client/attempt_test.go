@@ -160,6 +160,26 @@ func TestAttemptClockSkippedUnderShorterDeadline(t *testing.T) {
 	}
 }
 
+// TestAttemptDeadline: an attempt's context reports the attempt's
+// deadline, not the later one of the call's context.
+func TestAttemptDeadline(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	var c attemptClock
+	before := time.Now()
+	a := c.start(ctx, time.Minute)
+	after := time.Now()
+	if a == nil {
+		t.Fatal("no attempt under a later ctx deadline")
+	}
+	defer a.end()
+	d, ok := a.Deadline()
+	if !ok || d.Before(before.Add(time.Minute)) || d.After(after.Add(time.Minute)) {
+		t.Errorf("Deadline() = %v, %v; want %v to %v", d, ok, before.Add(time.Minute), after.Add(time.Minute))
+	}
+}
+
 // TestAttemptsLeaveTheClock: a completed call, successful or not, leaves
 // nothing on the clock, and its attempt's context is released.
 func TestAttemptsLeaveTheClock(t *testing.T) {
