@@ -24,6 +24,19 @@ func clockIdle(c *Client) bool {
 	return c.tr.clock.first == nil && c.tr.clock.last == nil
 }
 
+// requireAttemptTimeout fails the test unless err is an attempt timeout of
+// d: it matches context.DeadlineExceeded and not context.Canceled (which
+// would read as the caller's doing), and its message names d.
+func requireAttemptTimeout(t *testing.T, err error, d string) {
+	t.Helper()
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want a deadline error and no cancellation", err)
+	}
+	if !strings.Contains(err.Error(), "attempt timed out after "+d) {
+		t.Errorf("err = %q, want it to name the attempt timeout of %s", err, d)
+	}
+}
+
 // TestAttemptTimeoutWhenRetriesRunOut: an attempt that never answers is
 // cut off by the per-attempt timeout; the call's error says so and matches
 // context.DeadlineExceeded (not context.Canceled, which would read as the
@@ -39,12 +52,7 @@ func TestAttemptTimeoutWhenRetriesRunOut(t *testing.T) {
 		return resp, err
 	})
 	_, err := c.Do(context.Background(), &Request{Path: "v1/thing"}, nil)
-	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want a deadline error and no cancellation", err)
-	}
-	if !strings.Contains(err.Error(), "attempt timed out after 20ms") {
-		t.Errorf("err = %q, want it to name the attempt timeout", err)
-	}
+	requireAttemptTimeout(t, err, "20ms")
 	if got := m.Calls(); got != 2 {
 		t.Errorf("%d attempts, want 2 (the timed-out attempt is retried)", got)
 	}
@@ -80,12 +88,7 @@ func TestAttemptTimeoutCoversBody(t *testing.T) {
 	}
 	var out struct{ OK bool }
 	_, err = c.Do(context.Background(), &Request{Path: "v1/thing"}, &out)
-	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want the attempt's deadline", err)
-	}
-	if !strings.Contains(err.Error(), "attempt timed out after 50ms") {
-		t.Errorf("err = %q, want it to name the attempt timeout", err)
-	}
+	requireAttemptTimeout(t, err, "50ms")
 	if !clockIdle(c) {
 		t.Error("attempts left on the clock after the call")
 	}
@@ -241,14 +244,11 @@ func TestAttemptTimeoutThroughDerivedContext(t *testing.T) {
 			Body: derivedCtxBody{ctx, cancel}, Request: r}, nil
 	})
 	for _, path := range []string{"v1/request", "v1/body"} {
-		var out struct{ OK bool }
-		_, err := c.Do(context.Background(), &Request{Path: path}, &out)
-		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-			t.Errorf("%s: err = %v, want a deadline error and no cancellation", path, err)
-		}
-		if err == nil || !strings.Contains(err.Error(), "attempt timed out after 20ms") {
-			t.Errorf("%s: err = %v, want it to name the attempt timeout", path, err)
-		}
+		t.Run(path, func(t *testing.T) {
+			var out struct{ OK bool }
+			_, err := c.Do(context.Background(), &Request{Path: path}, &out)
+			requireAttemptTimeout(t, err, "20ms")
+		})
 	}
 	if !clockIdle(c) {
 		t.Error("attempts left on the clock after the calls")
