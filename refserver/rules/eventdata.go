@@ -39,7 +39,7 @@ func appendBillClosed(b []byte, d events.BillClosed) []byte {
 // plainID reports whether s is written in JSON as it is: letters, digits,
 // '-' and '_' only (the server's ids). It runs for every bill of a
 // closed-bills list, hence the table rather than five comparisons a byte.
-func plainID[T string | []byte](s T) bool {
+func plainID(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if !idByte[s[i]] {
 			return false
