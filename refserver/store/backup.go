@@ -177,11 +177,8 @@ func (db *DB) restore(ctx context.Context, src *sql.DB, then func(tx *Tx) error)
 		// From here on the restore is not interrupted: the writer waits
 		// for nothing but SQLite. It begins before the copy can be seen
 		// and ends once the token cache is emptied (ReplaceMark).
-		db.replaceBegun.Add(1)
-		defer func() {
-			db.tokens.forget()
-			db.replaceEnded.Add(1)
-		}()
+		db.beginReplace()
+		defer db.endReplace()
 		bg := context.Background()
 		err := withRaw(bg, db.write, func(dst *sqlite3.SQLiteConn) error {
 			return withRaw(bg, src, func(src *sqlite3.SQLiteConn) error { return backup(dst, src) })

@@ -38,11 +38,8 @@ func (tx *Tx) WipeData() error {
 	// Begun within the transaction, before its commit makes the wipe
 	// seen; ended, whether it commits or not, in the writer before the
 	// next batch runs, once no token it deletes is remembered.
-	tx.db.replaceBegun.Add(1)
-	tx.atEnd(func() {
-		tx.db.tokens.forget()
-		tx.db.replaceEnded.Add(1)
-	})
+	tx.db.beginReplace()
+	tx.atEnd(tx.db.endReplace)
 	// Foreign keys are checked at the end of the wipe instead of per
 	// statement, so the tables can be emptied in any order. The pragma
 	// holds for the rest of the transaction, which the writes batched

@@ -86,6 +86,15 @@ func (db *DB) ReplaceMark() ReplaceMark {
 	return ReplaceMark{begun: begun, during: begun != ended}
 }
 
+// beginReplace marks a wipe or restore as begun, before its data can be
+// seen; endReplace, as ended, once it empties the token cache.
+func (db *DB) beginReplace() { db.replaceBegun.Add(1) }
+
+func (db *DB) endReplace() {
+	db.tokens.forget()
+	db.replaceEnded.Add(1)
+}
+
 // ReplacedSince reports whether the data may have been wiped or replaced
 // since m: one began since, or one was under way when m was taken. A wipe
 // or restore begins before its data can be seen and ends once the token
