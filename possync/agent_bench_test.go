@@ -27,6 +27,11 @@ import (
 // that ran during the timed pushes (each one is time a push may spend
 // marking, assisting or waiting for its P), over-1ms the pushes that took
 // longer than a millisecond (one is a scheduler's hiccup, many are not).
+// The machine's share is reported too (Linux only): steal-ms, the time the
+// hypervisor took from the guest's virtual CPUs during the timed pushes
+// (/proc/stat), and os-preemptions, how often the operating system took a
+// CPU from one of the process's threads that could still run (getrusage):
+// a push over a millisecond in a run where both are zero is the Agent's.
 //
 //	go test -run='^$' -bench=AgentPush -benchtime=200000x ./possync/
 //
@@ -121,6 +126,8 @@ func timePushes(b *testing.B, push func(i int) error) {
 	lat := make([]time.Duration, b.N)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	steal0, stealKnown := stealMillis()
+	preempt0, preemptKnown := involuntarySwitches()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
@@ -132,6 +139,8 @@ func timePushes(b *testing.B, push func(i int) error) {
 		}
 	}
 	b.StopTimer()
+	steal1, _ := stealMillis()
+	preempt1, _ := involuntarySwitches()
 	runtime.ReadMemStats(&after)
 	slices.Sort(lat)
 	pct := func(p float64) float64 { return float64(lat[int(float64(len(lat)-1)*p)].Nanoseconds()) / 1e3 }
@@ -141,4 +150,10 @@ func timePushes(b *testing.B, push func(i int) error) {
 	b.ReportMetric(float64(after.NumGC-before.NumGC), "GCs")
 	slow, _ := slices.BinarySearch(lat, time.Millisecond+1)
 	b.ReportMetric(float64(len(lat)-slow), "over-1ms")
+	if stealKnown {
+		b.ReportMetric(float64(steal1-steal0), "steal-ms")
+	}
+	if preemptKnown {
+		b.ReportMetric(float64(preempt1-preempt0), "os-preemptions")
+	}
 }

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package possync_test
+
+// stealMillis and involuntarySwitches are only known on Linux
+// (hostshare_linux_test.go).
+func stealMillis() (int64, bool)         { return 0, false }
+func involuntarySwitches() (int64, bool) { return 0, false }
