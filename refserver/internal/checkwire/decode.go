@@ -59,7 +59,8 @@ func Decode(body []byte) (*Push, error) {
 // decode reads s into p and reports whether it could. lenient takes
 // broken money values as zero (see scanner.lenient).
 func (p *Push) decode(s string, lenient bool) bool {
-	d := newDecoder(s, &p.missing)
+	var d decoder
+	d.init(s, &p.missing)
 	d.lenient = lenient
 	if d.null() {
 		// encoding/json leaves the value as it was for a null body.

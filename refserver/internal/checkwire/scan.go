@@ -2,11 +2,7 @@ package checkwire
 
 import (
 	"encoding/json"
-	"errors"
-	"strconv"
 	"unicode/utf8"
-
-	"github.com/hospo-dev/hospo-go/client"
 )
 
 // maxDepth is encoding/json's limit on nested arrays and objects. The
@@ -27,17 +23,23 @@ type scanner struct {
 	lenient bool
 }
 
-// ws skips white space.
+// ws skips white space. It works on copies of d.s and d.i, which the
+// compiler keeps in registers: through d it would load both again for
+// every byte, and skipping white space was the largest cost of decoding
+// an indented body.
 func (d *scanner) ws() {
-	for d.i < len(d.s) && d.s[d.i] <= ' ' {
-		switch d.s[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
+	s, i := d.s, d.i
+	for i < len(s) && isSpace(s[i]) {
+		i++
 	}
+	d.i = i
 }
+
+// spaces has the bits of the bytes JSON takes as white space.
+const spaces = 1<<' ' | 1<<'\t' | 1<<'\n' | 1<<'\r'
+
+// isSpace reports whether c is JSON white space.
+func isSpace(c byte) bool { return c <= ' ' && spaces>>c&1 != 0 }
 
 // peek skips white space and returns the next byte, 0 at the end.
 func (d *scanner) peek() byte {
@@ -120,100 +122,6 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
-// number reads a JSON number and returns its text and whether it is an
-// integer (no fraction, no exponent).
-func (d *scanner) number() (text string, integer bool, ok bool) {
-	d.ws()
-	s, start := d.s, d.i
-	j := start
-	if j < len(s) && s[j] == '-' {
-		j++
-	}
-	switch {
-	case j < len(s) && s[j] == '0':
-		j++
-	case j < len(s) && s[j] >= '1' && s[j] <= '9':
-		j = digits(s, j)
-	default:
-		return "", false, false
-	}
-	integer = true
-	if j < len(s) && s[j] == '.' {
-		integer = false
-		k := j + 1
-		if j = digits(s, k); j == k {
-			return "", false, false
-		}
-	}
-	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
-		integer = false
-		j++
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		k := j
-		if j = digits(s, j); j == k {
-			return "", false, false
-		}
-	}
-	d.i = j
-	return s[start:j], integer, true
-}
-
-// digits returns the end of the run of decimal digits in s from j on.
-func digits(s string, j int) int {
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-		j++
-	}
-	return j
-}
-
-// int64 reads an integer into *p, as encoding/json reads one into an
-// int64: a number with a fraction or an exponent, or out of range, is an
-// error there.
-func (d *scanner) int64(p *int64) bool {
-	text, integer, ok := d.number()
-	if !ok || !integer {
-		return false
-	}
-	n, err := strconv.ParseInt(text, 10, 64)
-	if err != nil {
-		return false
-	}
-	*p = n
-	return true
-}
-
-// int reads an integer into *p, which must hold it.
-func (d *scanner) int(p *int) bool {
-	var n int64
-	if !d.int64(&n) || int64(int(n)) != n {
-		return false
-	}
-	*p = int(n)
-	return true
-}
-
-// money reads a number into *p as client.Money's UnmarshalJSON does,
-// which is what encoding/json calls for it. Money in any other JSON type
-// is an error there.
-func (d *scanner) money(p *client.Money) bool {
-	text, _, ok := d.number()
-	if !ok {
-		return false
-	}
-	m, err := client.ParseMoney(text)
-	if err != nil {
-		if d.lenient && (errors.Is(err, client.ErrMoneyPrecision) || errors.Is(err, client.ErrMoneyRange)) {
-			*p = client.Money{}
-			return true
-		}
-		return false
-	}
-	*p = m
-	return true
-}
-
 // skip reads any one JSON value, checking its syntax: the value of a
 // member the check does not have, which encoding/json ignores. depth is
 // the nesting of the value's container.
@@ -240,31 +148,51 @@ func (d *scanner) skip(depth int) bool {
 	return ok
 }
 
+// open consumes the bracket that opens an object ('{') or array ('[')
+// nested depth deep. Like encoding/json it refuses nesting past maxDepth.
+func (d *scanner) open(c byte, depth int) bool { return depth <= maxDepth && d.consume(c) }
+
+// next is called before each member or element of the object or array
+// that end closes, first before the first one. It consumes the closing
+// bracket (more is false) or, after the first, the comma that comes before
+// the next one (more is true); ok is false for anything else. Every reader
+// of objects and arrays here loops on it, so that all of them read the
+// same punctuation the same way, without a call through a func value per
+// member.
+func (d *scanner) next(end byte, first bool) (more, ok bool) {
+	c := d.peek()
+	switch {
+	case c == end:
+		d.i++
+		return false, true
+	case first:
+		return true, true
+	case c == ',':
+		d.i++
+		return true, true
+	}
+	return false, false
+}
+
 // container reads the object (open is '{') or array ('[') that comes
-// next, nested depth deep: the bracket, then each member or element with
-// elem (for an object, key included), separated by commas, up to the
-// closing bracket. Like encoding/json it refuses nesting past maxDepth.
-// Every reader of objects and arrays here goes through it, so that all of
-// them read the same punctuation the same way.
+// next, nested depth deep: each member or element with elem (for an
+// object, key included). It serves the readers that are off the path of
+// a valid check (unknown members, mergeRepeated), where a call through
+// elem costs nothing that matters.
 func (d *scanner) container(open byte, depth int, elem func() bool) bool {
-	if depth > maxDepth || !d.consume(open) {
+	if !d.open(open, depth) {
 		return false
 	}
 	end := byte(']')
 	if open == '{' {
 		end = '}'
 	}
-	if d.consume(end) {
-		return true
-	}
-	for {
+	for first := true; ; first = false {
+		more, ok := d.next(end, first)
+		if !more {
+			return ok
+		}
 		if !elem() {
-			return false
-		}
-		if d.consume(end) {
-			return true
-		}
-		if !d.consume(',') {
 			return false
 		}
 	}

@@ -1,0 +1,178 @@
+package checkwire
+
+import "github.com/hospo-dev/hospo-go/internal/fielderr"
+
+// decoder reads a check push into a possync.Check and notes in missing
+// every member that is not nullable and is missing or null.
+//
+// Its readers are plain loops over the members and elements (object and
+// array below), with no func values: a call through a closure per member
+// and per element, and the closures' captured variables moved to the
+// heap, were most of what decoding cost.
+type decoder struct {
+	scanner
+	missing *fielderr.Set
+	// paths holds the JSON path of the value being read, one entry per
+	// object or element entered below the body, each pointing to the one
+	// before. Kept here rather than on the call stack, where the recursion
+	// would make every path escape to the heap. An entry does not change
+	// while one above it is in use, so a pointer into an array that append
+	// has since outgrown still reads the right value.
+	paths []fielderr.Path
+	first [8]fielderr.Path
+	slabs
+}
+
+// init readies d to read s.
+func (d *decoder) init(s string, missing *fielderr.Set) {
+	d.scanner = scanner{s: s}
+	d.missing = missing
+	d.paths = d.first[:0]
+	d.slabs.init()
+}
+
+// at returns the path of the value being read (nil for the body).
+func (d *decoder) at() *fielderr.Path {
+	if len(d.paths) == 0 {
+		return nil
+	}
+	return &d.paths[len(d.paths)-1]
+}
+
+// enter makes path, one step below the value being read, the path of the
+// value being read, until leave.
+func (d *decoder) enter(path fielderr.Path) { d.paths = append(d.paths, path) }
+
+// enterMember enters the member name of the object being read.
+func (d *decoder) enterMember(name string) { d.enter(fielderr.Member(d.at(), name)) }
+
+// leave returns to the value read before the last enter.
+func (d *decoder) leave() { d.paths = d.paths[:len(d.paths)-1] }
+
+// object is the state of reading one object of a check, whose members
+// are those of t:
+//
+//	o, ok := d.object(t, depth)
+//	for ok && d.field(&o) {
+//		ok = read the value of member o.i
+//	}
+//	return ok && d.end(&o, report)
+type object struct {
+	t         *table
+	depth     int
+	seen, set uint32 // the members that came, and those not null
+	next      int    // the member that clients send after the last one
+	i         int    // the member whose value field stopped at
+	started   bool
+	ended     bool // field stopped at the closing brace
+}
+
+// object consumes the opening brace of the object at d.at(), nested depth
+// deep, whose members are those of t.
+func (d *decoder) object(t *table, depth int) (object, bool) {
+	return object{t: t, depth: depth}, d.open('{', depth)
+}
+
+// field moves to the value of the next member of o that its table has
+// and that is not null, setting o.i, and reports whether there is one.
+// Other members are skipped. A member that comes twice makes it give up
+// (the caller merges repeated members first, see mergeRepeated). It
+// reports false at the end of the object, and on anything it cannot
+// read; end tells which.
+func (d *decoder) field(o *object) bool {
+	for {
+		more, ok := d.next('}', !o.started)
+		o.started = true
+		if !more {
+			o.ended = ok
+			return false
+		}
+		i, ok := d.key(o.t.members, o.next)
+		if !ok || !d.consume(':') {
+			return false
+		}
+		switch {
+		case i < 0:
+			if !d.skip(o.depth) {
+				return false
+			}
+			continue
+		case o.seen&(1<<i) != 0:
+			return false
+		}
+		o.next = i + 1
+		o.seen |= 1 << i
+		if d.null() {
+			continue
+		}
+		// Set before the value is read: if it cannot be, the whole body
+		// is given up, so the bit is never wrong where it counts.
+		o.set |= 1 << i
+		o.i = i
+		return true
+	}
+}
+
+// end reports whether field stopped at the end of the object, and when
+// report is true notes every member that is not nullable and was missing
+// or null as required.
+func (d *decoder) end(o *object, report bool) bool {
+	if !o.ended {
+		return false
+	}
+	if report && o.set&o.t.required != o.t.required {
+		for i, m := range o.t.members {
+			if !m.nullable && o.set&(1<<i) == 0 {
+				d.missing.AddAt(d.at(), m.name, fielderr.ReasonRequired)
+			}
+		}
+	}
+	return true
+}
+
+// array is the state of reading one array of a check, the member name of
+// the value at d.at():
+//
+//	a, ok := d.array(name, depth, report)
+//	for ok && d.element(&a) {
+//		if !a.null {
+//			ok = read element a.i, at d.at()
+//		}
+//		d.leave()
+//	}
+//	ok = ok && a.ended
+type array struct {
+	name   string
+	report bool // note null elements as required
+	i      int  // the element's index
+	null   bool // the element is null, and already read
+	ended  bool // element stopped at the closing bracket
+}
+
+// array consumes the opening bracket of the array nested depth deep that
+// is the member name of the value at d.at().
+func (d *decoder) array(name string, depth int, report bool) (array, bool) {
+	return array{name: name, report: report, i: -1}, d.open('[', depth)
+}
+
+// element moves to the next element of a and reports whether there is
+// one: false at the end of the array and on anything it cannot read
+// (a.ended tells which). At an element it enters the element's path,
+// which the caller leaves once it has read the element. A null element
+// it reads itself (a.null), noting it as required when a.report: a null
+// element is still an element, a zero value in the slice, as
+// encoding/json has it.
+func (d *decoder) element(a *array) bool {
+	a.i++
+	more, ok := d.next(']', a.i == 0)
+	if !more {
+		a.ended = ok
+		return false
+	}
+	d.enter(fielderr.Element(d.at(), a.name, a.i))
+	a.null = d.null()
+	if a.null && a.report {
+		d.missing.AddAt(d.at(), "", fielderr.ReasonRequired)
+	}
+	return true
+}
