@@ -1,6 +1,9 @@
 package checkwire
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // The members of each object of a check, in the order of the possync
 // types' fields: the names on the wire and which of them may be missing or
@@ -87,6 +90,7 @@ var categoryMembers = [...]member{categoryName: {"name", false}, categoryParent:
 type table struct {
 	members  []member
 	required uint32
+	quoted   []string // each member's name in quotes, as the body has it
 }
 
 func newTable(ms []member) *table {
@@ -95,6 +99,7 @@ func newTable(ms []member) *table {
 		if !ms[i].nullable {
 			t.required |= 1 << i
 		}
+		t.quoted = append(t.quoted, strconv.Quote(ms[i].name))
 	}
 	return t
 }
@@ -122,22 +127,4 @@ func lookup(ms []member, key string) int {
 		}
 	}
 	return -1
-}
-
-// key reads a member's name and returns the index of the member of ms it
-// names, or -1 for a member ms does not have. Clients send the members in
-// the order of ms, so the name of the member after the last one found,
-// next, is compared with the body first: a match needs neither scanning
-// nor looking up.
-func (d *decoder) key(ms []member, next int) (int, bool) {
-	if d.peek() == '"' && next < len(ms) {
-		name := ms[next].name
-		end := d.i + 1 + len(name)
-		if end < len(d.s) && d.s[end] == '"' && d.s[d.i+1:end] == name {
-			d.i = end + 1
-			return next, true
-		}
-	}
-	key, ok := d.str()
-	return lookup(ms, key), ok
 }

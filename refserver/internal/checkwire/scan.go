@@ -23,16 +23,18 @@ type scanner struct {
 	lenient bool
 }
 
-// ws skips white space. It works on copies of d.s and d.i, which the
-// compiler keeps in registers: through d it would load both again for
+// ws skips white space. skipSpace works on copies of d.s and d.i, which
+// the compiler keeps in registers: through d it would load both again for
 // every byte, and skipping white space was the largest cost of decoding
 // an indented body.
-func (d *scanner) ws() {
-	s, i := d.s, d.i
+func (d *scanner) ws() { d.i = skipSpace(d.s, d.i) }
+
+// skipSpace returns the end of the white space in s from i on.
+func skipSpace(s string, i int) int {
 	for i < len(s) && isSpace(s[i]) {
 		i++
 	}
-	d.i = i
+	return i
 }
 
 // spaces has the bits of the bytes JSON takes as white space.
