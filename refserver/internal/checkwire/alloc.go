@@ -10,46 +10,50 @@ import "github.com/hospo-dev/hospo-go/possync"
 // has no spare capacity, so that appending to it never writes over its
 // neighbour.
 type slabs struct {
-	categories []possync.Category
-	discounts  []possync.Discount
-	modifiers  []possync.Modifier
+	categories slab[possync.Category]
+	discounts  slab[possync.Discount]
+	modifiers  slab[possync.Modifier]
 	// pending holds the modifiers of the lists being read, innermost list
 	// last: a list's length is known only at its end, when its modifiers
 	// move to the slab in one piece. Nested lists end first, so each list
 	// is at the top when it ends.
 	pending      []possync.Modifier
-	firstPending [8]possync.Modifier
+	firstPending [4]possync.Modifier
 }
-
-// Chunk sizes: a realistic check's categories, item discounts and
-// modifiers each fit in one.
-const (
-	categoryChunk = 16
-	discountChunk = 4
-	modifierChunk = 16
-)
 
 func (s *slabs) init() { s.pending = s.firstPending[:0] }
 
-// category returns a new zero category.
-func (s *slabs) category() *possync.Category {
-	if len(s.categories) == 0 {
-		s.categories = make([]possync.Category, categoryChunk)
-	}
-	c := &s.categories[0]
-	s.categories = s.categories[1:]
-	return c
+// A slab is the free part of the last chunk of Ts allocated, and the size
+// of that chunk. The first chunk holds firstChunk values, which is what
+// the fixture check needs of categories and more than it needs of the
+// others; each next one twice the last, up to maxChunk, so that a big
+// check takes few allocations and a small one little memory.
+type slab[T any] struct {
+	free []T
+	size int
 }
 
-// discount returns a new zero discount.
-func (s *slabs) discount() *possync.Discount {
-	if len(s.discounts) == 0 {
-		s.discounts = make([]possync.Discount, discountChunk)
+const (
+	firstChunk = 8
+	maxChunk   = 256
+)
+
+// take returns n new zero values, with no spare capacity.
+func (s *slab[T]) take(n int) []T {
+	if n > len(s.free) {
+		s.size = min(max(2*s.size, firstChunk), maxChunk)
+		s.free = make([]T, max(n, s.size))
 	}
-	v := &s.discounts[0]
-	s.discounts = s.discounts[1:]
+	v := s.free[:n:n]
+	s.free = s.free[n:]
 	return v
 }
+
+// category returns a new zero category.
+func (s *slabs) category() *possync.Category { return &s.categories.take(1)[0] }
+
+// discount returns a new zero discount.
+func (s *slabs) discount() *possync.Discount { return &s.discounts.take(1)[0] }
 
 // endModifiers returns the modifiers pending from base on as one list,
 // and drops them from pending. An empty list is an empty slice, not nil,
@@ -59,11 +63,7 @@ func (s *slabs) endModifiers(base int) []possync.Modifier {
 	if n == 0 {
 		return []possync.Modifier{}
 	}
-	if n > len(s.modifiers) {
-		s.modifiers = make([]possync.Modifier, max(n, modifierChunk))
-	}
-	out := s.modifiers[:n:n]
-	s.modifiers = s.modifiers[n:]
+	out := s.modifiers.take(n)
 	copy(out, s.pending[base:])
 	s.pending = s.pending[:base]
 	return out

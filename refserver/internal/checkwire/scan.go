@@ -31,17 +31,14 @@ func (d *scanner) ws() { d.i = skipSpace(d.s, d.i) }
 
 // skipSpace returns the end of the white space in s from i on.
 func skipSpace(s string, i int) int {
-	for i < len(s) && isSpace(s[i]) {
+	for i < len(s) && space[s[i]] {
 		i++
 	}
 	return i
 }
 
-// spaces has the bits of the bytes JSON takes as white space.
-const spaces = 1<<' ' | 1<<'\t' | 1<<'\n' | 1<<'\r'
-
-// isSpace reports whether c is JSON white space.
-func isSpace(c byte) bool { return c <= ' ' && spaces>>c&1 != 0 }
+// space marks the bytes JSON takes as white space.
+var space = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
 // peek skips white space and returns the next byte, 0 at the end.
 func (d *scanner) peek() byte {
@@ -81,14 +78,14 @@ func (d *scanner) str() (string, bool) {
 	if d.peek() != '"' {
 		return "", false
 	}
-	start := d.i
+	s, start := d.s, d.i
 	j := start + 1
-	for j < len(d.s) && plain[d.s[j]] {
+	for j < len(s) && plain[s[j]] {
 		j++
 	}
-	if j < len(d.s) && d.s[j] == '"' {
+	if j < len(s) && s[j] == '"' {
 		d.i = j + 1
-		return d.s[start+1 : j], true
+		return s[start+1 : j], true
 	}
 	// Escapes, control characters or bytes past ASCII: find the end, then
 	// let encoding/json judge what is not plain valid UTF-8.
