@@ -30,6 +30,22 @@ func BenchmarkCheckPushDecode(b *testing.B) {
 	}
 }
 
+// BenchmarkCheckDecode measures the decoder alone, on the same fixture:
+// the part of BenchmarkCheckPushDecode that this package owns, without
+// the canonical encoding and its hash.
+//
+//	go test -run='^$' -bench=CheckDecode -benchmem ./refserver/internal/checkwire/
+func BenchmarkCheckDecode(b *testing.B) {
+	body := fixture(b)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Decode(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // hostileBody returns a check push of about 1 MiB (the body limit) whose
 // menu items are all empty objects: every item misses all of its members,
 // the most problems per byte a body can make.

@@ -59,8 +59,8 @@ func Decode(body []byte) (*Push, error) {
 // decode reads s into p and reports whether it could. lenient takes
 // broken money values as zero (see scanner.lenient).
 func (p *Push) decode(s string, lenient bool) bool {
-	var d decoder
-	d.init(s, &p.missing)
+	d := getDecoder(s, &p.missing)
+	defer putDecoder(d)
 	d.lenient = lenient
 	if d.null() {
 		// encoding/json leaves the value as it was for a null body.

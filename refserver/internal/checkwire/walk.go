@@ -1,6 +1,10 @@
 package checkwire
 
-import "github.com/hospo-dev/hospo-go/internal/fielderr"
+import (
+	"sync"
+
+	"github.com/hospo-dev/hospo-go/internal/fielderr"
+)
 
 // decoder reads a check push into a possync.Check and notes in missing
 // every member that is not nullable and is missing or null.
@@ -23,12 +27,26 @@ type decoder struct {
 	slabs
 }
 
-// init readies d to read s.
-func (d *decoder) init(s string, missing *fielderr.Set) {
+// decoders holds decoders between pushes. A decoder is mostly room for
+// paths and pending modifiers, which would otherwise be allocated and
+// cleared for every push.
+var decoders = sync.Pool{New: func() any { return new(decoder) }}
+
+// getDecoder returns a decoder ready to read s.
+func getDecoder(s string, missing *fielderr.Set) *decoder {
+	d := decoders.Get().(*decoder)
 	d.scanner = scanner{s: s}
 	d.missing = missing
 	d.paths = d.first[:0]
 	d.slabs.init()
+	return d
+}
+
+// putDecoder returns d to the pool, holding nothing of the push it read:
+// not its body, nor the rest of a slab that the push's check uses.
+func putDecoder(d *decoder) {
+	*d = decoder{}
+	decoders.Put(d)
 }
 
 // at returns the path of the value being read (nil for the body).
