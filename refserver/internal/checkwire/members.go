@@ -7,9 +7,9 @@ import (
 
 // The members of each object of a check, in the order of the possync
 // types' fields: the names on the wire and which of them may be missing or
-// null, each at the index its constant names. The object's switch below
-// reads a member by that constant. Adding a field to a check takes a
-// constant, a member and a case.
+// null, each at the index its constant names. The readers in fields.go
+// switch on that constant. Adding a field to a check takes a constant, a
+// member and a case.
 
 // member is one member of an object on the wire.
 type member struct {

@@ -101,8 +101,8 @@ func (d *decoder) object(t *table, depth int) (object, bool) {
 // It reads the punctuation, the key and a null in place, on a copy of
 // d.s and d.i that stays in registers, rather than through peek and
 // consume: this loop runs for every member of a check, and was most of
-// what decoding one cost. It reads them as next, key, consume(':') and
-// null would.
+// what decoding one cost. It accepts exactly what next, str,
+// consume(':') and null accept.
 func (d *decoder) field(o *object) bool {
 	s := d.s
 	for {
