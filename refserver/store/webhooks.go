@@ -3,10 +3,12 @@ package store
 import (
 	"cmp"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
+	"time"
 )
 
 // The statements of webhooks (contract.md section 8): the subscriptions of
@@ -106,8 +108,25 @@ func (tx *Tx) DeleteWebhook(keyID int64, webhookID string) error {
 	return nil
 }
 
-// newDeliveryID is the SQL expression of a new delivery id.
-const newDeliveryID = `'dlv_' || lower(hex(randomblob(12)))`
+// newDeliveryID is the SQL expression of a new delivery id, "dlv_" and 24
+// hex digits: its first parameter is the id's start, deliveryIDPrefix, to
+// which it adds 48 random bits. The ids of one statement share the time.
+const newDeliveryID = `? || lower(hex(randomblob(6)))`
+
+// deliveryIDPrefix returns the start of the ids of deliveries made at now:
+// "dlv_" and the time in milliseconds as 12 hex digits. Ids in time order
+// land at the end of the primary key index of webhook_deliveries, where
+// the deliveries of one commit share a page; random ones put each
+// delivery's entry on a page of its own somewhere in the index, and every
+// page a commit changes is written to the WAL again (see newBillID).
+func deliveryIDPrefix(now time.Time) string {
+	var b [6]byte
+	ms := uint64(now.UnixMilli())
+	for i := range b {
+		b[i] = byte(ms >> (40 - 8*i))
+	}
+	return "dlv_" + hex.EncodeToString(b[:])
+}
 
 // QueueDeliveries makes a pending delivery, due at once, of the event seq
 // to every webhook subscribed to typ whose API key may see locationID, and
@@ -121,7 +140,7 @@ func (tx *Tx) QueueDeliveries(seq int64, typ string, locationID int64) (int64, e
 		SELECT `+newDeliveryID+`, w.webhook_id, ?, 'pending', ?, ?
 		FROM webhooks w JOIN api_key_locations k ON k.key_id = w.key_id AND k.location_id = ?
 		WHERE EXISTS (SELECT 1 FROM json_each(w.events_json) WHERE value IN ('*', ?))`,
-		seq, now, now, locationID, typ)
+		deliveryIDPrefix(time.Now()), seq, now, now, locationID, typ)
 	if err != nil {
 		return 0, fmt.Errorf("queue deliveries: %w", err)
 	}
@@ -174,7 +193,7 @@ func (tx *Tx) anyWebhooks() (bool, error) {
 func (tx *Tx) QueueDelivery(seq int64, webhookID string) error {
 	now := tx.Unix()
 	_, err := tx.exec(`INSERT INTO webhook_deliveries (delivery_id, webhook_id, event_seq, status, next_attempt_at, created_at)
-		VALUES (`+newDeliveryID+`, ?, ?, 'pending', ?, ?)`, webhookID, seq, now, now)
+		VALUES (`+newDeliveryID+`, ?, ?, 'pending', ?, ?)`, deliveryIDPrefix(time.Now()), webhookID, seq, now, now)
 	if err != nil {
 		return fmt.Errorf("queue delivery: %w", err)
 	}
