@@ -187,7 +187,7 @@ func (db *DB) restore(ctx context.Context, src *sql.DB, then func(tx *Tx) error)
 			return fmt.Errorf("store: restore: %w", err)
 		}
 		db.tokens.forget()
-		db.webhooks.set(webhooksUnknown)
+		db.webhooks.forget()
 		runOne := func(_ context.Context, fn func(*Tx) error) error { return db.w.runOne(fn) }
 		if err := db.migrateWith(bg, runOne); err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -49,7 +50,7 @@ func (tx *Tx) InsertWebhook(w Webhook) error {
 	if err != nil {
 		return fmt.Errorf("insert webhook: %w", err)
 	}
-	tx.db.webhooks.set(webhooksSome)
+	tx.db.webhooks.add(w.EventsJSON)
 	return nil
 }
 
@@ -132,7 +133,7 @@ func deliveryIDPrefix(now time.Time) string {
 // to every webhook subscribed to typ whose API key may see locationID, and
 // returns how many it made.
 func (tx *Tx) QueueDeliveries(seq int64, typ string, locationID int64) (int64, error) {
-	if some, err := tx.anyWebhooks(); err != nil || !some {
+	if wanted, err := tx.wantsType(typ); err != nil || !wanted {
 		return 0, err
 	}
 	now := tx.Unix()
@@ -151,41 +152,87 @@ func (tx *Tx) QueueDeliveries(seq int64, typ string, locationID int64) (int64, e
 	return n, err
 }
 
-// webhookPresence remembers whether the database holds any webhook, so
-// that an event recorded where there is none (a new sandbox, most of a
-// load test) skips the statement that looks for its subscribers: that
-// statement cost as much as inserting the event. Only the writer changes
-// it: InsertWebhook sets it, a restore forgets it, and the first
-// QueueDeliveries after that looks. Deleting a webhook leaves it set; the
-// next QueueDeliveries then merely finds no subscriber.
-type webhookPresence struct{ state atomic.Int32 }
+// webhookPresence remembers which event types some webhook of the
+// database is subscribed to, so that an event no webhook wants (every
+// event of a new sandbox and of most load tests; order events where the
+// webhooks want bills) skips the statement that looks for its
+// subscribers: that statement cost as much as inserting the event. Only
+// the writer changes it: InsertWebhook adds its types, a restore forgets
+// them all, and the first QueueDeliveries after that reads them from the
+// table. What it holds may be more than the webhooks want (a webhook
+// deleted, or inserted by a transaction that then rolled back), never
+// less: an event of a type it holds merely finds no subscriber.
+type webhookPresence struct {
+	types atomic.Pointer[webhookTypes] // nil: not known
+}
 
-const (
-	webhooksUnknown = iota
-	webhooksNone
-	webhooksSome
-)
+// webhookTypes is a set of event types; all stands for "*".
+type webhookTypes struct {
+	all   bool
+	types map[string]bool
+}
 
-func (p *webhookPresence) set(state int32) { p.state.Store(state) }
+func (w *webhookTypes) wants(typ string) bool { return w.all || w.types[typ] }
 
-// anyWebhooks reports whether the database may hold a webhook.
-func (tx *Tx) anyWebhooks() (bool, error) {
-	switch tx.db.webhooks.state.Load() {
-	case webhooksNone:
-		return false, nil
-	case webhooksSome:
-		return true, nil
+// with returns the set with types added, a new one: readers may hold w.
+func (w *webhookTypes) with(types []string) *webhookTypes {
+	out := &webhookTypes{all: w.all, types: make(map[string]bool, len(w.types)+len(types))}
+	for t := range w.types {
+		out.types[t] = true
 	}
-	var some bool
-	if err := tx.queryRow(`SELECT EXISTS (SELECT 1 FROM webhooks)`).Scan(&some); err != nil {
+	for _, t := range types {
+		if t == "*" {
+			out.all = true
+		}
+		out.types[t] = true
+	}
+	return out
+}
+
+// forget makes the next QueueDeliveries read the types from the table.
+func (p *webhookPresence) forget() { p.types.Store(nil) }
+
+// add adds the types of a webhook subscribed to eventsJSON (a JSON array
+// of types). When they cannot be read, the set is forgotten and read
+// again from the table, where the webhook's own statement put them.
+func (p *webhookPresence) add(eventsJSON string) {
+	known := p.types.Load()
+	if known == nil {
+		return
+	}
+	var types []string
+	if err := json.Unmarshal([]byte(eventsJSON), &types); err != nil {
+		p.forget()
+		return
+	}
+	p.types.Store(known.with(types))
+}
+
+// wantsType reports whether some webhook of the database may be
+// subscribed to events of type typ.
+func (tx *Tx) wantsType(typ string) (bool, error) {
+	if known := tx.db.webhooks.types.Load(); known != nil {
+		return known.wants(typ), nil
+	}
+	rows, err := tx.query(`SELECT DISTINCT t.value FROM webhooks w, json_each(w.events_json) t`)
+	if err != nil {
 		return false, fmt.Errorf("queue deliveries: %w", err)
 	}
-	state := int32(webhooksNone)
-	if some {
-		state = webhooksSome
+	defer rows.Close()
+	var types []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return false, fmt.Errorf("queue deliveries: %w", err)
+		}
+		types = append(types, t)
 	}
-	tx.db.webhooks.set(state)
-	return some, nil
+	if err := rows.Err(); err != nil {
+		return false, fmt.Errorf("queue deliveries: %w", err)
+	}
+	known := (&webhookTypes{}).with(types)
+	tx.db.webhooks.types.Store(known)
+	return known.wants(typ), nil
 }
 
 // QueueDelivery makes a pending delivery, due at once, of the event seq to
