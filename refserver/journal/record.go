@@ -110,6 +110,9 @@ func pathLocation(r *http.Request) *int64 {
 	if v == "" && strings.Contains(rc.RoutePattern(), "/location/{id}") {
 		v = rc.URLParam("id")
 	}
+	if v == "" {
+		return nil // most routes name none: no error to make
+	}
 	if id, err := strconv.ParseInt(v, 10, 64); err == nil {
 		return &id
 	}

@@ -30,7 +30,7 @@ func addUser(t *testing.T, db *DB, token string) int64 {
 // tokenWorks reports whether token is found (through the token cache).
 func tokenWorks(t *testing.T, db *DB, token string) bool {
 	t.Helper()
-	_, err := db.AccessToken(t.Context(), HashSecret(token))
+	_, err := db.AccessToken(t.Context(), SumSecret(token))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		t.Fatal(err)
 	}

@@ -11,10 +11,22 @@ import (
 // which credentials are stored. The secrets are long random (or HMAC-derived)
 // strings, so a plain hash is enough; a slow password hash would only cost
 // time on every request.
-func HashSecret(secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(sum[:])
+func HashSecret(secret string) string { return SumSecret(secret).Hex() }
+
+// SecretSum is the SHA-256 of a token or key, the bytes of its stored form.
+type SecretSum [sha256.Size]byte
+
+// SumSecret returns the SHA-256 of secret. A secret of the usual length is
+// hashed from a copy on the stack: every API request hashes its access
+// token, and []byte(secret) would allocate.
+func SumSecret(secret string) SecretSum {
+	var buf [128]byte
+	return sha256.Sum256(append(buf[:0], secret...))
 }
+
+// Hex returns the stored form of s: HashSecret(secret) is
+// SumSecret(secret).Hex().
+func (s SecretSum) Hex() string { return hex.EncodeToString(s[:]) }
 
 // Token kinds of the access_tokens table.
 const (

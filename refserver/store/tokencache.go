@@ -9,7 +9,8 @@ import (
 // starts again from empty, which costs one database read per token.
 const tokenCacheSize = 50_000
 
-// tokenCache remembers access tokens by hash. Every API request looks its
+// tokenCache remembers access tokens by the SHA-256 of the token (the
+// bytes of its stored hash, which a lookup need not spell in hex). Every API request looks its
 // token up, and a token row only ever changes by being deleted, so the
 // lookups of a busy POS need not each cost a read transaction. Unknown
 // hashes are not remembered: a token inserted later is found at once.
@@ -24,18 +25,29 @@ const tokenCacheSize = 50_000
 type tokenCache struct {
 	mu  sync.RWMutex
 	gen uint64
-	m   map[string]AccessToken
+	m   map[SecretSum]AccessToken
 
 	afterRead func() // tests: runs between the database read and the store
 }
 
-// AccessToken returns the token with hash tokenHash, from the cache or the
-// database, or ErrNotFound. Revocation and expiry are the caller's checks
-// (AccessToken.Revoked, AccessToken.ExpiresAt).
-func (db *DB) AccessToken(ctx context.Context, tokenHash string) (AccessToken, error) {
+// CachedAccessToken returns the token whose SHA-256 is sum when the cache
+// holds it, without a database read: what a request's lookup nearly always
+// finds.
+func (db *DB) CachedAccessToken(sum SecretSum) (AccessToken, bool) {
 	c := &db.tokens
 	c.mu.RLock()
-	t, ok := c.m[tokenHash]
+	t, ok := c.m[sum]
+	c.mu.RUnlock()
+	return t, ok
+}
+
+// AccessToken returns the token whose SHA-256 is sum, from the cache or the
+// database, or ErrNotFound. Revocation and expiry are the caller's checks
+// (AccessToken.Revoked, AccessToken.ExpiresAt).
+func (db *DB) AccessToken(ctx context.Context, sum SecretSum) (AccessToken, error) {
+	c := &db.tokens
+	c.mu.RLock()
+	t, ok := c.m[sum]
 	gen := c.gen
 	c.mu.RUnlock()
 	if ok {
@@ -43,7 +55,7 @@ func (db *DB) AccessToken(ctx context.Context, tokenHash string) (AccessToken, e
 	}
 	err := db.Read(ctx, func(tx *Tx) error {
 		var err error
-		t, err = tx.LookupAccessToken(tokenHash)
+		t, err = tx.LookupAccessToken(sum.Hex())
 		return err
 	})
 	if err != nil {
@@ -55,9 +67,9 @@ func (db *DB) AccessToken(ctx context.Context, tokenHash string) (AccessToken, e
 	c.mu.Lock()
 	if c.gen == gen {
 		if c.m == nil || len(c.m) >= tokenCacheSize {
-			c.m = make(map[string]AccessToken)
+			c.m = make(map[SecretSum]AccessToken)
 		}
-		c.m[tokenHash] = t
+		c.m[sum] = t
 	}
 	c.mu.Unlock()
 	return t, nil

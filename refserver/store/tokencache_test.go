@@ -26,7 +26,7 @@ func TestAccessTokenCacheForgetsDeletedTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lookup := func(token string) (AccessToken, error) { return db.AccessToken(ctx, HashSecret(token)) }
+	lookup := func(token string) (AccessToken, error) { return db.AccessToken(ctx, SumSecret(token)) }
 	mustFind := func(token string) {
 		t.Helper()
 		if _, err := lookup(token); err != nil {
@@ -58,7 +58,7 @@ func TestAccessTokenCacheForgetsDeletedTokens(t *testing.T) {
 	}
 
 	db.tokens.mu.RLock()
-	_, remembered := db.tokens.m[HashSecret("p")]
+	_, remembered := db.tokens.m[SumSecret("p")]
 	db.tokens.mu.RUnlock()
 	if !remembered {
 		t.Fatal("a looked-up token is not in the cache")
@@ -114,10 +114,10 @@ func TestAccessTokenCacheIgnoresLookupsOlderThanADeletion(t *testing.T) {
 	}
 	// This lookup read the row before the deletion, so it still sees the
 	// token (it started first); the next one must not.
-	if _, err := db.AccessToken(ctx, HashSecret("p")); err != nil {
+	if _, err := db.AccessToken(ctx, SumSecret("p")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.AccessToken(ctx, HashSecret("p")); !errors.Is(err, ErrNotFound) {
+	if _, err := db.AccessToken(ctx, SumSecret("p")); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("deleted token still found: err = %v", err)
 	}
 }

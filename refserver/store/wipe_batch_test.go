@@ -56,10 +56,10 @@ func TestWipeInABatchKeepsForeignKeysImmediate(t *testing.T) {
 	if after := db.ReplaceMark(); db.ReplacedSince(after) {
 		t.Error("ReplacedSince a mark taken after the wipe ended is true")
 	}
-	if _, err := db.AccessToken(t.Context(), HashSecret("fresh")); err != nil {
+	if _, err := db.AccessToken(t.Context(), SumSecret("fresh")); err != nil {
 		t.Errorf("the write after the wipe: %v", err)
 	}
-	if _, err := db.AccessToken(t.Context(), HashSecret("orphan")); err == nil {
+	if _, err := db.AccessToken(t.Context(), SumSecret("orphan")); err == nil {
 		t.Errorf("the orphan token was stored")
 	}
 }

@@ -68,18 +68,25 @@ func bufferedBytes(r *http.Request) []byte {
 // arrived: a client can declare a length it never sends.
 const maxPrealloc = 32 << 10
 
-// readAll reads body to its end. A declared length (up to maxPrealloc)
-// sizes the buffer at once, instead of io.ReadAll growing it through
-// several copies; the body may still turn out shorter or longer than
-// declared.
+// readAll reads body to its end, a *http.MaxBytesError past MaxBodyBytes.
+// A declared length (up to maxPrealloc) sizes the buffer at once, instead
+// of io.ReadAll growing it through several copies; the body may still turn
+// out shorter or longer than declared.
 func readAll(body io.Reader, declared int64) ([]byte, error) {
 	if declared <= 0 || declared > maxPrealloc {
-		return io.ReadAll(body)
+		b, err := io.ReadAll(io.LimitReader(body, MaxBodyBytes+1))
+		if err == nil && len(b) > MaxBodyBytes {
+			err = &http.MaxBytesError{Limit: MaxBodyBytes}
+		}
+		return b, err
 	}
 	b := make([]byte, 0, declared+1) // +1: room to see EOF without growing
 	for {
 		n, err := body.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
+		if len(b) > MaxBodyBytes {
+			return b, &http.MaxBytesError{Limit: MaxBodyBytes}
+		}
 		if err == io.EOF {
 			return b, nil
 		}
@@ -104,7 +111,10 @@ func (rd *Responder) LimitBody(next http.Handler) http.Handler {
 			rd.Error(w, r, Err(client.CodeBodyTooLarge))
 			return
 		}
-		if r.Body != nil {
+		// A body of declared length ends there (net/http's server reads
+		// no further, and readAll holds in-process requests to the cap
+		// too), so only one of unknown length needs the limiting reader.
+		if r.Body != nil && r.ContentLength < 0 {
 			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 		}
 		next.ServeHTTP(w, r)
@@ -127,7 +137,12 @@ func (rd *Responder) RequireJSON(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		ct := r.Header.Get("Content-Type")
+		if ct == "application/json" { // what clients send: nothing to parse
+			next.ServeHTTP(w, r)
+			return
+		}
+		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/json" {
 			rd.Error(w, r, Err(client.CodeUnsupportedMediaType))
 			return

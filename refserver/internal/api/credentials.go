@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hospo-dev/hospo-go/refserver/store"
@@ -102,12 +103,25 @@ func NewTokens(db *store.DB, now func() time.Time) *Tokens {
 // TokenInvalid (unknown or revoked; err is store.ErrNotFound when unknown)
 // or TokenExpired.
 func (ts *Tokens) Lookup(ctx context.Context, token string) (store.AccessToken, string, error) {
-	t, err := ts.db.AccessToken(ctx, store.HashSecret(token))
+	return ts.lookup(ctx, store.SumSecret(token), false)
+}
+
+// lookup is Lookup of the token whose SHA-256 is sum. With detach, a
+// database read is made without ctx's cancellation; a token the cache
+// holds (nearly every request's) needs neither the read nor the detached
+// context.
+func (ts *Tokens) lookup(ctx context.Context, sum store.SecretSum, detach bool) (store.AccessToken, string, error) {
+	t, ok := ts.db.CachedAccessToken(sum)
+	if !ok {
+		if detach {
+			ctx = context.WithoutCancel(ctx)
+		}
+		var err error
+		if t, err = ts.db.AccessToken(ctx, sum); err != nil {
+			return t, TokenInvalid, err
+		}
+	}
 	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return t, TokenInvalid, err
-	case err != nil:
-		return t, TokenInvalid, err
 	case t.Revoked:
 		return t, TokenInvalid, nil
 	case t.ExpiresAt != nil && *t.ExpiresAt <= ts.now().Unix():
@@ -122,11 +136,11 @@ func (ts *Tokens) Lookup(ctx context.Context, token string) (store.AccessToken, 
 // the status is wanted even when the request's context has ended (e.g.
 // while rendering that error).
 func (ts *Tokens) resolve(r *http.Request) (status string, row *store.AccessToken, err error) {
-	token := r.URL.Query().Get(QueryAccessToken)
+	token := queryAccessToken(r)
 	if token == "" {
 		return TokenMissing, nil, nil
 	}
-	t, status, err := ts.Lookup(context.WithoutCancel(r.Context()), token)
+	t, status, err := ts.lookup(r.Context(), store.SumSecret(token), true)
 	if errors.Is(err, store.ErrNotFound) {
 		return status, nil, nil
 	}
@@ -135,6 +149,29 @@ func (ts *Tokens) resolve(r *http.Request) (status string, row *store.AccessToke
 	}
 	return status, &t, nil
 }
+
+// queryAccessToken returns r.URL.Query().Get(QueryAccessToken). A query
+// with nothing to unescape (no '%' or '+'), no ';' and not many parameters
+// (every API request's) is read where it lies, without the map of every
+// parameter that Query makes; any other goes through Query itself.
+func queryAccessToken(r *http.Request) string {
+	q := r.URL.RawQuery
+	if strings.ContainsAny(q, "%+;") || strings.Count(q, "&") >= maxPlainParams {
+		return r.URL.Query().Get(QueryAccessToken)
+	}
+	for q != "" {
+		var pair string
+		pair, q, _ = strings.Cut(q, "&")
+		if key, value, _ := strings.Cut(pair, "="); key == QueryAccessToken {
+			return value
+		}
+	}
+	return ""
+}
+
+// maxPlainParams bounds the parameters queryAccessToken reads itself, far
+// below the limit on parameters that Query applies.
+const maxPlainParams = 64
 
 // Status returns the accessTokenStatus of r. The guards look the token up
 // once and keep the status in the request record; Status is for what

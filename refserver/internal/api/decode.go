@@ -122,6 +122,9 @@ func CheckText(body []byte) error { return malformedJSON(codec.CheckText(body)) 
 // malformedJSON turns a *codec.Malformed into its 400001; any other err is
 // returned as it is.
 func malformedJSON(err error) error {
+	if err == nil {
+		return nil // spares the target of errors.As, which escapes
+	}
 	var m *codec.Malformed
 	if errors.As(err, &m) {
 		return ErrMsg(client.CodeMalformedJSON, m.Message)

@@ -50,8 +50,17 @@ func (rd *Responder) NewInFlight(n int, waiting func()) *InFlight {
 // Hold waits for a place under the bound and returns the function that
 // gives it back; ok is false, and nothing is held, when ctx ended first.
 func (f *InFlight) Hold(ctx context.Context) (release func(), ok bool) {
+	if !f.acquire(ctx) {
+		return nil, false
+	}
+	return f.release, true
+}
+
+// acquire waits for a place under the bound; false, and nothing held, when
+// ctx ended first. release gives the place back.
+func (f *InFlight) acquire(ctx context.Context) bool {
 	if f.slots == nil {
-		return func() {}, true
+		return true
 	}
 	select {
 	case f.slots <- struct{}{}:
@@ -62,24 +71,32 @@ func (f *InFlight) Hold(ctx context.Context) (release func(), ok bool) {
 		select {
 		case f.slots <- struct{}{}:
 		case <-ctx.Done():
-			return nil, false
+			return false
 		}
 	}
-	return func() { <-f.slots }, true
+	return true
 }
 
-// Middleware handles each request it wraps in a place of the bound.
+// release gives back a place acquire took.
+func (f *InFlight) release() {
+	if f.slots != nil {
+		<-f.slots
+	}
+}
+
+// Middleware handles each request it wraps in a place of the bound. It
+// takes the place with acquire rather than Hold: a request then makes no
+// release function of its own.
 func (f *InFlight) Middleware(next http.Handler) http.Handler {
 	if f.slots == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		release, ok := f.Hold(r.Context())
-		if !ok {
+		if !f.acquire(r.Context()) {
 			f.rd.Error(w, r, TooManyRequests(time.Second))
 			return
 		}
-		defer release()
+		defer f.release()
 		next.ServeHTTP(w, r)
 	})
 }

@@ -32,7 +32,7 @@ func recheck(tx *store.Tx, db *store.DB, r *http.Request, q *Request) error {
 	p := q.principal
 	switch p.Kind {
 	case KindUser, KindPOS:
-		t, err := tx.LookupAccessToken(store.HashSecret(r.URL.Query().Get(QueryAccessToken)))
+		t, err := tx.LookupAccessToken(store.HashSecret(queryAccessToken(r)))
 		if errors.Is(err, store.ErrNotFound) || (err == nil && (t.Revoked || tokenOwner(&t).key() != p.key())) {
 			return ErrMsg(client.CodeAccessTokenInvalid, "Access token unknown."+errGoneMessage)
 		}

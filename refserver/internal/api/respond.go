@@ -144,9 +144,19 @@ func retryAfterSeconds(d time.Duration) int {
 // writeRaw sends a JSON body as it is.
 func writeRaw(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	h.Set("Cache-Control", "no-store")
+	// The same as Header.Set, without a new slice per value: the constant
+	// ones are shared (net/http only reads them, and copies the header
+	// before sending it).
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	h["Cache-Control"] = noStore
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
+
+// The values writeRaw shares between responses. Their capacity is their
+// length, so that Header.Add appends to a copy.
+var (
+	jsonContentType = []string{"application/json"}
+	noStore         = []string{"no-store"}
+)

@@ -17,10 +17,11 @@ const maxErrorPrefix = 4 << 10
 // locationId, the body itself. Nothing of it travels in the request's context.
 type Trace struct {
 	http.ResponseWriter
-	id     string
-	status int
-	wrote  bool
-	errBuf bytes.Buffer // start of the body of an error response
+	id       string
+	idHeader [1]string // the X-Request-Id header's value
+	status   int
+	wrote    bool
+	errBuf   bytes.Buffer // start of the body of an error response
 
 	req         *Request
 	body        []byte
@@ -35,7 +36,9 @@ type Trace struct {
 func Tracing(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := &Trace{ResponseWriter: w, id: newRequestID()}
-		w.Header().Set("X-Request-Id", t.id)
+		// Header.Set would make a slice of its own for the value.
+		t.idHeader[0] = t.id
+		w.Header()["X-Request-Id"] = t.idHeader[:]
 		next.ServeHTTP(t, r)
 	})
 }

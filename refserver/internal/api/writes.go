@@ -201,45 +201,60 @@ func (ws *Writes) serve(w http.ResponseWriter, r *http.Request, e *writeEndpoint
 		ws.rd.Error(w, r, err)
 		return
 	}
-	var (
-		body     []byte
-		status   = e.status
-		location *Located
-	)
-	q := RequestFrom(r.Context())
-	err = ws.db.Write(r.Context(), func(tx *store.Tx) error {
-		if err := recheck(tx, ws.db, r, q); err != nil {
-			return err
-		}
-		v, err := write(tx)
-		var c committed
-		switch {
-		case errors.As(err, &c):
-			// The work stands and the answer is an error (Committed).
-			status, body = ws.rd.errorResponse(w, r, c.err)
-		case err != nil:
-			return err
-		default:
-			if l, ok := v.(Located); ok {
-				location, v = &l, l.Response
-			}
-			if body, err = json.Marshal(v); err != nil {
-				return err
-			}
-		}
-		if idem == nil {
-			return nil
-		}
-		return ws.remember(tx, idem, status, body)
-	})
-	if err != nil {
-		ws.rd.Error(w, r, goneRows(err, ws.db, q))
+	x := &writeRun{ws: ws, w: w, r: r, q: RequestFrom(r.Context()), write: write, idem: idem, status: e.status}
+	if err := ws.db.Write(r.Context(), x.run); err != nil {
+		ws.rd.Error(w, r, goneRows(err, ws.db, x.q))
 		return
 	}
-	if location != nil {
-		reportBodyLocation(w, location.Location)
+	if x.located {
+		reportBodyLocation(w, x.location)
 	}
-	writeRaw(w, status, body)
+	writeRaw(w, x.status, x.body)
+}
+
+// writeRun is a Write under way in the write transaction, with what it
+// answers. Its fields live in one allocation, where a closure would move
+// each variable it sets to the heap by itself.
+type writeRun struct {
+	ws    *Writes
+	w     http.ResponseWriter
+	r     *http.Request
+	q     *Request
+	write Write
+	idem  *idemRequest
+
+	status   int
+	body     []byte
+	location *int64 // Located.Location, when located
+	located  bool
+}
+
+// run is the transaction of the write.
+func (x *writeRun) run(tx *store.Tx) error {
+	ws := x.ws
+	if err := recheck(tx, ws.db, x.r, x.q); err != nil {
+		return err
+	}
+	v, err := x.write(tx)
+	var c committed
+	switch {
+	case err != nil && errors.As(err, &c):
+		// The work stands and the answer is an error (Committed).
+		x.status, x.body = ws.rd.errorResponse(x.w, x.r, c.err)
+	case err != nil:
+		return err
+	default:
+		if l, ok := v.(Located); ok {
+			v, x.location, x.located = l.Response, l.Location, true
+		}
+		if x.body, err = json.Marshal(v); err != nil {
+			return err
+		}
+	}
+	if x.idem == nil {
+		return nil
+	}
+	return ws.remember(tx, x.idem, x.status, x.body)
 }
 
 // remember stores the response for idem in tx.
