@@ -7,20 +7,22 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hospo-dev/hospo-go/refserver/console"
+	"github.com/hospo-dev/hospo-go/refserver/internal/api"
 	"github.com/hospo-dev/hospo-go/refserver/journal"
 	"github.com/hospo-dev/hospo-go/refserver/rules"
 )
 
 // withConsole returns the server's handler: api (the API router with its
-// middleware chain) with the console answering under /console in front of
-// it, behind hosts (the host names it answers under). j is the journal the
-// console shows.
-func (s *Server) withConsole(api *chi.Mux, j *journal.Journal, hosts func(http.Handler) http.Handler) http.Handler {
+// middleware chain), traced (api.Tracing), with the console answering under
+// /console in front of it, behind hosts (the host names it answers under).
+// j is the journal the console shows.
+func (s *Server) withConsole(routes *chi.Mux, j *journal.Journal, hosts func(http.Handler) http.Handler) http.Handler {
+	traced := api.Tracing(routes)
 	mux := chi.NewRouter()
 	mux.Use(hosts)
 	mux.Mount(console.Prefix, console.New(console.Config{
 		AdminKey:        s.cfg.AdminKey,
-		API:             api,
+		API:             traced,
 		DB:              s.db,
 		Clock:           s.clock,
 		Faults:          s.faults,
@@ -31,15 +33,16 @@ func (s *Server) withConsole(api *chi.Mux, j *journal.Journal, hosts func(http.H
 		POSOnlineWindow: rules.POSOnlineWindow,
 		KeyAttempts:     s.adminKeys,
 	}))
-	return &consoleFront{Mux: api, console: mux}
+	return &consoleFront{Mux: routes, api: traced, console: mux}
 }
 
 // consoleFront sends /console and everything under it to the console and
-// the rest to the API router. It embeds that router so that the server's
-// handler still is a chi.Routes: chi.Walk lists the API's routes (the
-// console's pages are not API routes).
+// the rest to the API router, traced. It embeds that router so that the
+// server's handler still is a chi.Routes: chi.Walk lists the API's routes
+// (the console's pages are not API routes).
 type consoleFront struct {
 	*chi.Mux
+	api     http.Handler // the router, traced
 	console http.Handler
 }
 
@@ -49,5 +52,5 @@ func (f *consoleFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.console.ServeHTTP(w, r)
 		return
 	}
-	f.Mux.ServeHTTP(w, r)
+	f.api.ServeHTTP(w, r)
 }

@@ -19,7 +19,8 @@ import (
 // own middleware. The console (/console) is served in front of all of it.
 //
 // Every request first passes api.Tracing (the request id, X-Request-Id on
-// every response), the telemetry middleware (a server span and the request
+// every response; it wraps the router, whose routing context it carries:
+// withConsole), the telemetry middleware (a server span and the request
 // metrics, when Config has providers), journal.Record (the request journal), api.AccessLog
 // (one line per request, never a URL or credential) and Recover (a panic
 // becomes 500001). Then, by group:
@@ -50,7 +51,7 @@ import (
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
 	j := journal.New(s.cfg.JournalSize)
-	r.Use(api.Tracing, s.tel.Middleware, journal.Record(j, s.clock.Now, s.clock.Real), api.AccessLog(s.log, s.clock.Real), s.api.Recover)
+	r.Use(s.tel.Middleware, journal.Record(j, s.clock.Now, s.clock.Real), api.AccessLog(s.log, s.clock.Real), s.api.Recover)
 
 	n := s.cfg.MaxInFlight
 	if n == 0 {

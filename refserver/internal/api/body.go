@@ -26,10 +26,11 @@ type bufferedBody struct {
 
 func (*bufferedBody) Close() error { return nil }
 
-// readBody returns r's body, reading it in full the first time and telling
-// the trace of w. A body over the limit is a 413001; one that is not UTF-8
-// text is a 400001 (CheckText), whichever decoder reads it later.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// readBody returns r's body, reading it in full the first time (r.Body
+// becomes bb, the caller's, so that it takes no allocation of its own) and
+// telling the trace of w. A body over the limit is a 413001; one that is
+// not UTF-8 text is a 400001 (CheckText), whichever decoder reads it later.
+func readBody(w http.ResponseWriter, r *http.Request, bb *bufferedBody) ([]byte, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
 	}
@@ -47,7 +48,7 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if err := CheckText(b); err != nil {
 		return nil, err
 	}
-	bb := &bufferedBody{b: b}
+	bb.b = b
 	bb.Reset(b)
 	r.Body = bb
 	if t := TraceOf(w); t != nil {

@@ -130,24 +130,24 @@ func (ts *Tokens) lookup(ctx context.Context, sum store.SecretSum, detach bool) 
 	return t, TokenAuthenticated, nil
 }
 
-// resolve returns the accessTokenStatus of r and the token's row when it
-// resolved. err is set when the database failed, not the caller; the
-// status is then TokenInvalid. The lookup is made without cancellation:
-// the status is wanted even when the request's context has ended (e.g.
-// while rendering that error).
-func (ts *Tokens) resolve(r *http.Request) (status string, row *store.AccessToken, err error) {
+// resolve returns the accessTokenStatus of r and, when it resolved, the
+// token's row (found). err is set when the database failed, not the
+// caller; the status is then TokenInvalid. The lookup is made without
+// cancellation: the status is wanted even when the request's context has
+// ended (e.g. while rendering that error).
+func (ts *Tokens) resolve(r *http.Request) (status string, row store.AccessToken, found bool, err error) {
 	token := queryAccessToken(r)
 	if token == "" {
-		return TokenMissing, nil, nil
+		return TokenMissing, row, false, nil
 	}
-	t, status, err := ts.lookup(r.Context(), store.SumSecret(token), true)
+	row, status, err = ts.lookup(r.Context(), store.SumSecret(token), true)
 	if errors.Is(err, store.ErrNotFound) {
-		return status, nil, nil
+		return status, row, false, nil
 	}
 	if err != nil {
-		return TokenInvalid, nil, err
+		return TokenInvalid, row, false, err
 	}
-	return status, &t, nil
+	return status, row, true, nil
 }
 
 // queryAccessToken returns r.URL.Query().Get(QueryAccessToken). A query
@@ -178,6 +178,6 @@ const maxPlainParams = 64
 // answers a request before (or without) a guard: errors of the middleware
 // in front of it, the OpenAPI validator's error bodies.
 func (ts *Tokens) Status(r *http.Request) string {
-	status, _, _ := ts.resolve(r)
+	status, _, _, _ := ts.resolve(r)
 	return status
 }

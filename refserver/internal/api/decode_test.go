@@ -135,7 +135,7 @@ func TestDecodeBytes(t *testing.T) {
 // decodes it into v.
 func readAndDecode(raw string, v any) error {
 	r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(raw))
-	body, err := readBody(httptest.NewRecorder(), r)
+	body, err := readBody(httptest.NewRecorder(), r, new(bufferedBody))
 	if err != nil {
 		return err
 	}

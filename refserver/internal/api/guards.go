@@ -246,7 +246,13 @@ func (g *Guards) guard(next http.Handler, mode guardMode, admit func(r *http.Req
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		self := g.self != nil && g.self.Is(r)
 		t := TraceOf(w)
-		q := &Request{version: routeVersion(r)}
+		var q *Request
+		if t != nil && t.req == nil {
+			q = &t.record // the first guard of a traced request
+		} else {
+			q = new(Request)
+		}
+		q.version = routeVersion(r)
 		if g.db != nil {
 			q.replaced = g.db.ReplaceMark() // before the credential is looked up
 		}
@@ -254,7 +260,11 @@ func (g *Guards) guard(next http.Handler, mode guardMode, admit func(r *http.Req
 			q.id = t.id
 		}
 		var lookupErr error
-		q.tokenStatus, q.token, lookupErr = g.tokens.resolve(r)
+		var found bool
+		q.tokenStatus, q.tokenRow, found, lookupErr = g.tokens.resolve(r)
+		if found {
+			q.token = &q.tokenRow
+		}
 		if lookupErr != nil {
 			q.tokenStatus = "" // not kept: a later look may succeed
 		}
@@ -270,13 +280,17 @@ func (g *Guards) guard(next http.Handler, mode guardMode, admit func(r *http.Req
 			}
 		}
 		if err == nil && mode != guardUnrouted {
-			q.body, err = readBody(w, r)
+			q.body, err = readBody(w, r, &q.bodyReader)
 		} else {
 			q.body = bufferedBytes(r)
 		}
-		r = r.WithContext(newContext(r.Context(), q))
 		if t != nil {
 			t.req = q
+		}
+		// The trace's context hands the record on; only a request whose
+		// context does not come through it needs one of its own.
+		if RequestFrom(r.Context()) != q {
+			r = r.WithContext(newContext(r.Context(), q))
 		}
 		if err != nil {
 			g.rd.Error(w, r, err)

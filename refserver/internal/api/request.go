@@ -23,6 +23,9 @@ type Request struct {
 
 	tokenStatus string             // accessTokenStatus; "" when not known
 	token       *store.AccessToken // the access token's row, when it resolved
+	tokenRow    store.AccessToken  // where token points
+	// bodyReader is what r.Body becomes once the guard has read the body.
+	bodyReader bufferedBody
 	// replaced is the store's ReplaceMark from before the guard checked
 	// the credential (recheck).
 	replaced store.ReplaceMark
@@ -65,8 +68,10 @@ func newContext(ctx context.Context, q *Request) context.Context {
 var noRequest = &Request{}
 
 // RequestFrom returns the request record in ctx. Outside a guarded route
-// (the not-found handler, middleware that runs before the guard) it returns
-// an empty record, never nil.
+// (the not-found handler), and before the guard has made it, it returns an
+// empty record, never nil. Middleware further out than the guard sees the
+// record once the guard has made it: a traced request's context is its
+// Trace's.
 func RequestFrom(ctx context.Context) *Request {
 	if q, ok := ctx.Value(requestKey{}).(*Request); ok {
 		return q

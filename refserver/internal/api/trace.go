@@ -2,7 +2,10 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"net/http"
+
+	"github.com/go-chi/chi/v5"
 )
 
 // maxErrorPrefix is how much of an error response's body a Trace keeps.
@@ -14,7 +17,12 @@ const maxErrorPrefix = 4 << 10
 // installs. It is how middleware further out (the access log, the request
 // journal) learns what was found out further in: the status, the start of
 // an error body, the request record the guard made and the body's
-// locationId, the body itself. Nothing of it travels in the request's context.
+// locationId, the body itself.
+//
+// It is also the request's context from Tracing in (see traceContext):
+// the request record reaches the handler through it, and so does the
+// router's routing context when Tracing wraps a chi router, without a
+// context and a copy of the request for each.
 type Trace struct {
 	http.ResponseWriter
 	id       string
@@ -27,20 +35,68 @@ type Trace struct {
 	body        []byte
 	location    *int64
 	locationSet bool
+
+	ctx traceContext
+	// record is where the guard makes the request record (req), in the
+	// trace's own allocation.
+	record Request
+	// route is the routing context of the router that Tracing wraps,
+	// when ownRoute; patterns holds its RoutePatterns, so that routing
+	// appends without allocating.
+	route    chi.Context
+	ownRoute bool
+	patterns [2]string
 }
 
 // Tracing gives every request an id, sent as the X-Request-Id header, and
 // a Trace for the middleware inside it. A request id sent by the client is
 // not reused: ids must be unique in the logs, and a client-chosen one could
 // be anything.
+//
+// When next is a chi router (and the request has no routing context yet),
+// the Trace carries the router's routing context, which the router then
+// uses as a parent router's instead of adding one of its own.
 func Tracing(next http.Handler) http.Handler {
+	routes, _ := next.(chi.Routes)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := &Trace{ResponseWriter: w, id: newRequestID()}
 		// Header.Set would make a slice of its own for the value.
 		t.idHeader[0] = t.id
 		w.Header()["X-Request-Id"] = t.idHeader[:]
-		next.ServeHTTP(t, r)
+		parent := r.Context()
+		t.ctx = traceContext{Context: parent, t: t}
+		if routes != nil && chi.RouteContext(parent) == nil {
+			t.ownRoute = true
+			t.route.Routes = routes
+			t.route.RoutePatterns = t.patterns[:0]
+		}
+		next.ServeHTTP(t, r.WithContext(&t.ctx))
 	})
+}
+
+// traceContext is the context of a traced request: its parent's, plus the
+// request record once the guard has made it and the routing context the
+// trace owns.
+type traceContext struct {
+	context.Context
+	t *Trace
+}
+
+// Value returns the request record for requestKey once the guard has set
+// it, and the owned routing context for chi.RouteCtxKey; anything else is
+// the parent's.
+func (c *traceContext) Value(key any) any {
+	switch key {
+	case requestKey{}:
+		if c.t.req != nil {
+			return c.t.req
+		}
+	case chi.RouteCtxKey:
+		if c.t.ownRoute {
+			return &c.t.route
+		}
+	}
+	return c.Context.Value(key)
 }
 
 // TraceOf returns the Trace that w is or wraps, or nil outside Tracing.

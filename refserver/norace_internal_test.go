@@ -1,0 +1,5 @@
+//go:build !race
+
+package refserver
+
+const raceEnabled = false
