@@ -80,7 +80,7 @@ func (c *checkpointer) loop() {
 // committed tells the checkpointer that a write transaction committed.
 // It runs in the writer goroutine between batches, with the writer
 // connection free and the batch's callers already answered.
-func (c *checkpointer) committed(writer *sql.DB) {
+func (c *checkpointer) committed(writer rowQuerier) {
 	select {
 	case c.kick <- struct{}{}:
 	default: // a checkpoint is already due
@@ -101,10 +101,15 @@ func (c *checkpointer) close() {
 	<-c.done
 }
 
+// rowQuerier is a pool or one of its connections (*sql.DB, *sql.Conn).
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // checkpoint runs a PASSIVE checkpoint on db: it copies what it can
 // without waiting for any lock. log is the WAL's length in pages and done
 // how many of them are in the database file now.
-func checkpoint(db *sql.DB) (busy bool, log, done int64, err error) {
+func checkpoint(db rowQuerier) (busy bool, log, done int64, err error) {
 	var b int
 	err = db.QueryRowContext(context.Background(), `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&b, &log, &done)
 	return b != 0, log, done, err

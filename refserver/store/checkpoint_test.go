@@ -37,7 +37,8 @@ func TestWALIsCheckpointedAndRestarted(t *testing.T) {
 	db := openTest(t, filepath.Join(t.TempDir(), "w.db"), nil)
 	ctx := context.Background()
 	var auto int
-	if err := db.write.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&auto); err != nil || auto != 0 {
+	err := db.Write(ctx, func(tx *Tx) error { return tx.queryRow(`PRAGMA wal_autocheckpoint`).Scan(&auto) })
+	if err != nil || auto != 0 {
 		t.Fatalf("writer wal_autocheckpoint = %d, %v; want 0", auto, err)
 	}
 	db.ckpt.restartAt.Store(64)

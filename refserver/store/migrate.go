@@ -24,10 +24,14 @@ func (db *DB) migrate(ctx context.Context) error {
 // migrateWith applies the migrations, each in its own transaction run by
 // write: db.Write at start, the writer's own runOne after a restore.
 func (db *DB) migrateWith(ctx context.Context, write func(context.Context, func(*Tx) error) error) error {
-	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		name       TEXT PRIMARY KEY,
-		applied_at INTEGER NOT NULL
-	)`); err != nil {
+	err := write(ctx, func(tx *Tx) error {
+		_, err := tx.execScript(`CREATE TABLE IF NOT EXISTS schema_migrations (
+			name       TEXT PRIMARY KEY,
+			applied_at INTEGER NOT NULL
+		)`)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("store: migrate: %w", err)
 	}
 	names, err := fs.Glob(migrations, "migrations/*.sql")

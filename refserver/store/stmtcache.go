@@ -15,22 +15,31 @@ const stmtCacheSize = 512
 // stmtCache keeps the statements the server runs compiled. SQLite's
 // compilation of a statement costs about as much as running it, and on the
 // single writer connection that cost is paid while every other write
-// waits, so each statement is prepared once per pool and then reused
-// through Tx.StmtContext (database/sql keeps it compiled per connection).
+// waits, so each statement is prepared once and then reused. A reader
+// pool's statements are prepared on the pool and bound to each
+// transaction (Tx.StmtContext: database/sql keeps them compiled per
+// connection); the writer's are prepared on the connection the writer
+// holds (writer.go) and run on it as they are.
 //
-// A statement is prepared on the pool, which needs a free connection; the
-// writer pool's only connection is busy for the whole transaction that
-// first meets a statement. So a miss runs the statement uncompiled, as
-// before, and records it; the pool prepares what was recorded once the
-// transaction has ended (prepareMissed), and the next transaction finds it.
+// A statement is prepared when no transaction is running: the writer
+// connection is busy for the whole transaction that first meets a
+// statement. So a miss runs the statement uncompiled, as before, and
+// records it; what was recorded is prepared once the transaction has
+// ended (prepareMissed), and the next transaction finds it.
 type stmtCache struct {
-	pool   *sql.DB
+	pool   preparer // nil: nothing to prepare on (the writer holds no connection)
 	mu     sync.Mutex
 	m      map[string]*sql.Stmt // nil value: seen, not (yet) prepared
 	missed []string
 }
 
-func newStmtCache(pool *sql.DB) *stmtCache {
+// preparer is what a stmtCache prepares on: a pool (*sql.DB) or one of
+// its connections (*sql.Conn).
+type preparer interface {
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+func newStmtCache(pool preparer) *stmtCache {
 	return &stmtCache{pool: pool, m: make(map[string]*sql.Stmt)}
 }
 
@@ -39,13 +48,10 @@ func newStmtCache(pool *sql.DB) *stmtCache {
 // (defer_foreign_keys among them), so a compiled pragma run again would
 // silently do nothing.
 func (c *stmtCache) get(query string) *sql.Stmt {
-	if isPragma(query) {
-		return nil
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st, ok := c.m[query]
-	if !ok && len(c.m) < stmtCacheSize {
+	if !ok && len(c.m) < stmtCacheSize && !isPragma(query) { // a pragma is never recorded
 		c.m[query] = nil
 		c.missed = append(c.missed, query)
 	}
@@ -65,22 +71,34 @@ func isPragma(query string) bool {
 // reports the same error to its caller.
 func (c *stmtCache) prepareMissed() {
 	c.mu.Lock()
-	missed := c.missed
+	missed, pool := c.missed, c.pool
 	c.missed = nil
 	c.mu.Unlock()
+	if pool == nil { // the next reset starts the cache afresh
+		return
+	}
 	for _, q := range missed {
-		st, err := c.pool.PrepareContext(context.Background(), q)
+		st, err := pool.PrepareContext(context.Background(), q)
 		if err != nil {
 			continue
 		}
 		c.mu.Lock()
-		c.m[q] = st
+		if c.pool == pool {
+			c.m[q] = st
+		} else { // reset meanwhile: st belongs to a connection let go
+			st.Close()
+		}
 		c.mu.Unlock()
 	}
 }
 
 // close closes every cached statement; the pool closes after it.
-func (c *stmtCache) close() {
+func (c *stmtCache) close() { c.reset(nil) }
+
+// reset closes every cached statement and prepares from now on on pool:
+// for the writer, which prepares on the connection it holds and must let
+// it go at times (writer.go).
+func (c *stmtCache) reset(pool preparer) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for q, st := range c.m {
@@ -90,4 +108,5 @@ func (c *stmtCache) close() {
 		delete(c.m, q)
 	}
 	c.missed = nil
+	c.pool = pool
 }

@@ -7,8 +7,9 @@
 // keeps its statements in its own file (credentials.go, wallet.go, ...) as
 // methods on *Tx, so handlers never see SQL.
 //
-// What keeps it fast: every statement is compiled once per pool
-// (stmtcache.go), concurrent writes share transactions (writer.go), WAL
+// What keeps it fast: every statement is compiled once per pool, and
+// once on the writer's connection (stmtcache.go), concurrent writes share
+// transactions run by one goroutine on that connection (writer.go), WAL
 // checkpoints run beside the writer rather than on it (checkpoint.go), and
 // access tokens, read by every request, are cached (tokencache.go).
 package store
@@ -328,7 +329,7 @@ func (db *DB) runOn(ctx context.Context, conn *sql.Conn, stmts *stmtCache, fn fu
 	if err != nil {
 		return nil, fmt.Errorf("store: begin: %w", err)
 	}
-	tx := &Tx{db: db, tx: stx, stmts: stmts, ctx: ctx, sctx: sctx, now: db.now()}
+	tx := &Tx{db: db, q: stx, stx: stx, stmts: stmts, ctx: ctx, sctx: sctx, now: db.now()}
 	if err := fn(tx); err != nil {
 		_ = stx.Rollback()
 		return nil, err
@@ -397,12 +398,17 @@ func collect[T any](rows resultRows, scan func(sc scanner, v *T) error) ([]T, er
 // Tx is one transaction. Every statement of the server is a method on Tx in
 // this package. A Tx is for the goroutine it was given to.
 type Tx struct {
-	db    *DB
-	tx    *sql.Tx
-	stmts *stmtCache // of the pool tx belongs to
-	// bound holds the statements already bound to tx, when several Tx
-	// values share tx (the functions of one write batch): binding a
-	// statement to a transaction makes a new sql.Stmt each time.
+	db *DB
+	// q runs the statements: a *sql.Tx, or the connection the writer
+	// holds, in a transaction the writer began itself (writer.go).
+	q   querier
+	stx *sql.Tx // q when it is a *sql.Tx, which stmts' statements are bound to
+	// stmts compiles the statements: on the pool of stx, or on q itself.
+	stmts *stmtCache
+	// bound holds the statements already bound to stx, when several Tx
+	// values share it (the functions of one write batch on an in-memory
+	// database): binding a statement to a transaction makes a new
+	// sql.Stmt each time.
 	bound map[string]*sql.Stmt
 	// ctx is the caller's context; sctx, the same without its
 	// cancellation, is what the statements run under (see DB.run). For
@@ -440,6 +446,13 @@ func (tx *Tx) AfterCommit(f func()) { tx.afterCommit = append(tx.afterCommit, f)
 // and only after a commit. Only writes run them.
 func (tx *Tx) atEnd(f func()) { tx.atEndFns = append(tx.atEndFns, f) }
 
+// querier is what a Tx runs statements on: *sql.Tx and *sql.Conn.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // exec, query and queryRow run one statement, compiled once per pool
 // (stmtcache.go). query must be a single statement; scripts go through
 // execScript.
@@ -447,7 +460,7 @@ func (tx *Tx) exec(query string, args ...any) (sql.Result, error) {
 	if st := tx.stmt(query); st != nil {
 		return st.ExecContext(tx.sctx, args...)
 	}
-	return tx.tx.ExecContext(tx.sctx, query, args...)
+	return tx.q.ExecContext(tx.sctx, query, args...)
 }
 
 func (tx *Tx) query(query string, args ...any) (*rows, error) {
@@ -458,7 +471,7 @@ func (tx *Tx) query(query string, args ...any) (*rows, error) {
 	if st := tx.stmt(query); st != nil {
 		r, err = st.QueryContext(tx.sctx, args...)
 	} else {
-		r, err = tx.tx.QueryContext(tx.sctx, query, args...)
+		r, err = tx.q.QueryContext(tx.sctx, query, args...)
 	}
 	if err != nil {
 		return nil, err
@@ -470,20 +483,20 @@ func (tx *Tx) queryRow(query string, args ...any) *sql.Row {
 	if st := tx.stmt(query); st != nil {
 		return st.QueryRowContext(tx.sctx, args...)
 	}
-	return tx.tx.QueryRowContext(tx.sctx, query, args...)
+	return tx.q.QueryRowContext(tx.sctx, query, args...)
 }
 
-// stmt returns query's compiled statement bound to tx, or nil when it is
-// not compiled yet.
+// stmt returns query's compiled statement ready to run in tx, or nil when
+// it is not compiled yet.
 func (tx *Tx) stmt(query string) *sql.Stmt {
 	if st := tx.bound[query]; st != nil {
 		return st
 	}
 	st := tx.stmts.get(query)
-	if st == nil {
-		return nil
+	if st == nil || tx.stx == nil { // prepared on the connection tx runs on
+		return st
 	}
-	st = tx.tx.StmtContext(tx.sctx, st)
+	st = tx.stx.StmtContext(tx.sctx, st)
 	if tx.bound != nil {
 		tx.bound[query] = st
 	}
@@ -493,7 +506,7 @@ func (tx *Tx) stmt(query string) *sql.Stmt {
 // execScript runs SQL text that may hold several statements (migrations)
 // or that is built at run time, without caching it.
 func (tx *Tx) execScript(script string) (sql.Result, error) {
-	return tx.tx.ExecContext(tx.sctx, script)
+	return tx.q.ExecContext(tx.sctx, script)
 }
 
 // notFound maps sql.ErrNoRows to ErrNotFound.

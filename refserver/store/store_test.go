@@ -57,22 +57,27 @@ func TestPragmas(t *testing.T) {
 	db := openTest(t, filepath.Join(t.TempDir(), "p.db"), nil)
 	var mode string
 	var fk, busy int
-	if err := db.write.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
-		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
-	}
-	for name, conn := range map[string]*DB{"writer": db} {
-		if err := conn.write.QueryRow(`PRAGMA foreign_keys`).Scan(&fk); err != nil || fk != 1 {
-			t.Errorf("%s foreign_keys = %d, %v", name, fk, err)
+	// The writer's connection is the one the writer holds: asked in a write.
+	err := db.Write(t.Context(), func(tx *Tx) error {
+		if err := tx.queryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+			t.Errorf("journal_mode = %q, %v; want wal", mode, err)
 		}
-		if err := conn.write.QueryRow(`PRAGMA busy_timeout`).Scan(&busy); err != nil || busy < 1000 {
-			t.Errorf("%s busy_timeout = %d, %v", name, busy, err)
+		if err := tx.queryRow(`PRAGMA foreign_keys`).Scan(&fk); err != nil || fk != 1 {
+			t.Errorf("writer foreign_keys = %d, %v", fk, err)
 		}
+		if err := tx.queryRow(`PRAGMA busy_timeout`).Scan(&busy); err != nil || busy < 1000 {
+			t.Errorf("writer busy_timeout = %d, %v", busy, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if err := db.read.QueryRow(`PRAGMA foreign_keys`).Scan(&fk); err != nil || fk != 1 {
 		t.Errorf("reader foreign_keys = %d, %v", fk, err)
 	}
 	// Readers refuse writes.
-	err := db.Read(t.Context(), func(tx *Tx) error {
+	err = db.Read(t.Context(), func(tx *Tx) error {
 		_, err := tx.exec(`INSERT INTO sandbox_state (name, value) VALUES ('x', 'y')`)
 		return err
 	})

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"runtime"
@@ -62,6 +63,9 @@ type writer struct {
 	closing chan struct{}
 	stopped chan struct{}
 	once    sync.Once
+	// conn is the writer pool's only connection while the writer holds
+	// it (a database file: see begin); only the writer goroutine uses it.
+	conn *sql.Conn
 }
 
 // The savepoint statements. They run through the writer pool's statement
@@ -178,6 +182,7 @@ func isClosed(c chan struct{}) bool {
 
 func (w *writer) loop() {
 	defer close(w.stopped)
+	defer w.release(false)
 	batch := make([]*writeJob, 0, maxBatch)
 	for {
 		select {
@@ -252,8 +257,10 @@ collect:
 	}
 }
 
-// runAlone runs a job of doAlone and answers it.
+// runAlone runs a job of doAlone and answers it. The job finds the
+// writer pool's connection free.
 func (w *writer) runAlone(j *writeJob) {
+	w.release(false)
 	if err := j.ctx.Err(); err != nil {
 		j.err = err
 	} else {
@@ -287,7 +294,11 @@ func (w *writer) runOne(fn func(tx *Tx) error) error {
 func (w *writer) afterBatch(committed bool) {
 	w.db.writeS.prepareMissed()
 	if committed && w.db.ckpt != nil {
-		w.db.ckpt.committed(w.db.write)
+		var q rowQuerier = w.db.write
+		if w.conn != nil {
+			q = w.conn
+		}
+		w.db.ckpt.committed(q)
 	}
 }
 
@@ -295,6 +306,15 @@ func (w *writer) afterBatch(committed bool) {
 // ended before its turn is not run. Statements run under contexts that are
 // never cancelled: an interrupted statement would make SQLite roll back the
 // whole transaction, and with it the other functions of the batch.
+//
+// With several functions, each runs inside a savepoint of its own, which
+// is released before the next one opens (nested savepoints would make
+// SQLite copy each page to the sub-journal of every savepoint open: a
+// fifth more instructions per write in a batch of twenty). SQLite rolls a
+// transaction back by itself after some errors (a full disk, for one);
+// the failed ROLLBACK TO or RELEASE then fails the whole batch rather
+// than run what is left of it outside any transaction, and a single
+// function's COMMIT fails.
 func (w *writer) run(batch []*writeJob) (committed bool) {
 	defer func() {
 		for _, j := range batch {
@@ -305,8 +325,7 @@ func (w *writer) run(batch []*writeJob) (committed bool) {
 			}
 		}
 	}()
-	bg := context.Background()
-	stx, err := w.db.write.BeginTx(bg, nil)
+	b, err := w.begin()
 	if err != nil {
 		for _, j := range batch {
 			j.err = fmt.Errorf("store: begin: %w", err)
@@ -314,15 +333,9 @@ func (w *writer) run(batch []*writeJob) (committed bool) {
 		return
 	}
 	savepoints := len(batch) > 1
-	bound := make(map[string]*sql.Stmt)
-	sp := &Tx{db: w.db, tx: stx, stmts: w.db.writeS, bound: bound, ctx: bg, sctx: bg} // runs the savepoint statements
-	exec := func(query string) error {
-		_, err := sp.exec(query)
-		return err
-	}
 	var ran []*writeJob // functions that succeeded, to be committed
 	fail := func(err error) {
-		_ = stx.Rollback()
+		b.rollback()
 		for _, j := range batch {
 			if j.err == nil && j.panic == nil {
 				j.err = err
@@ -335,45 +348,147 @@ func (w *writer) run(batch []*writeJob) (committed bool) {
 			continue
 		}
 		if savepoints {
-			if err := exec(savepointSQL); err != nil {
+			if err := b.exec(savepointSQL); err != nil {
 				fail(fmt.Errorf("store: savepoint: %w", err))
 				return
 			}
 		}
 		ctx := context.WithoutCancel(j.ctx)
-		j.tx = &Tx{db: w.db, tx: stx, stmts: w.db.writeS, bound: bound, ctx: ctx, sctx: ctx, now: w.db.now()}
+		j.tx = &Tx{db: w.db, q: b.q, stx: b.stx, stmts: w.db.writeS, bound: b.bound, ctx: ctx, sctx: ctx, now: w.db.now()}
 		j.panic, j.err = runJob(j.fn, j.tx)
-		switch {
-		case j.err == nil && j.panic == nil:
-			if savepoints {
-				if err := exec(releaseSQL); err != nil {
-					fail(fmt.Errorf("store: release: %w", err))
-					return
-				}
-			}
-			ran = append(ran, j)
-		case savepoints:
-			if err := exec(rollbackToSQL); err != nil {
+		ok := j.err == nil && j.panic == nil
+		if savepoints && !ok {
+			if err := b.exec(rollbackToSQL); err != nil {
 				fail(fmt.Errorf("store: rollback to savepoint: %w", err))
 				return
 			}
-			if err := exec(releaseSQL); err != nil {
+		}
+		if savepoints {
+			// RELEASE also tells that the transaction is still open: it
+			// fails once SQLite has rolled it back.
+			if err := b.exec(releaseSQL); err != nil {
 				fail(fmt.Errorf("store: release: %w", err))
 				return
 			}
 		}
+		if ok {
+			ran = append(ran, j)
+		}
 	}
 	if len(ran) == 0 {
-		_ = stx.Rollback()
+		b.rollback()
 		return false
 	}
-	if err := stx.Commit(); err != nil {
+	if err := b.commit(); err != nil {
 		for _, j := range ran {
 			j.err = fmt.Errorf("store: commit: %w", err)
 		}
 		return false
 	}
 	return true
+}
+
+// batchTx is the transaction of a batch: on the connection the writer
+// holds, begun and ended with statements of its own (conn set), or a
+// *sql.Tx of the writer pool (stx set; an in-memory database).
+type batchTx struct {
+	w     *writer
+	q     querier
+	conn  *sql.Conn
+	stx   *sql.Tx
+	bound map[string]*sql.Stmt // for stx
+	sp    Tx                   // runs the writer's own statements
+}
+
+// Statements the writer runs on the connection it holds.
+const (
+	beginSQL    = `BEGIN IMMEDIATE`
+	commitSQL   = `COMMIT`
+	rollbackSQL = `ROLLBACK`
+)
+
+// begin begins a batch's transaction. On a database file the writer holds
+// the pool's only connection from its first batch on, so that the
+// statements stay prepared on it from one batch to the next, and runs
+// BEGIN and COMMIT on it itself: a *sql.Tx would bind every statement to
+// itself anew in each batch and watch each query with a goroutine of its
+// own. An in-memory database's connection also serves the reads, so there
+// the writer takes it only for the transaction, as a *sql.Tx.
+func (w *writer) begin() (*batchTx, error) {
+	bg := context.Background()
+	if w.db.read == w.db.write {
+		stx, err := w.db.write.BeginTx(bg, nil)
+		if err != nil {
+			return nil, err
+		}
+		b := &batchTx{q: stx, stx: stx, bound: make(map[string]*sql.Stmt)}
+		b.sp = Tx{db: w.db, q: stx, stx: stx, stmts: w.db.writeS, bound: b.bound, ctx: bg, sctx: bg}
+		return b, nil
+	}
+	if w.conn == nil {
+		c, err := w.db.write.Conn(bg)
+		if err != nil {
+			return nil, err
+		}
+		w.conn = c
+		w.db.writeS.reset(c)
+	}
+	b := &batchTx{w: w, q: w.conn, conn: w.conn}
+	b.sp = Tx{db: w.db, q: w.conn, stmts: w.db.writeS, ctx: bg, sctx: bg}
+	if err := b.exec(beginSQL); err != nil {
+		if errors.Is(err, sql.ErrConnDone) { // a new one for the next batch
+			w.release(false)
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+// release lets go of the connection the writer holds, if any: back to
+// the pool, for a job that runs alone and may use the pool itself, or
+// closed for good (discard), so that the pool opens a new one and nothing
+// left open on it can outlive it.
+func (w *writer) release(discard bool) {
+	if w.conn == nil {
+		return
+	}
+	w.db.writeS.reset(nil) // its statements go with it
+	if discard {
+		_ = w.conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	_ = w.conn.Close()
+	w.conn = nil
+}
+
+// exec runs one of the writer's own statements.
+func (b *batchTx) exec(query string) error {
+	_, err := b.sp.exec(query)
+	return err
+}
+
+func (b *batchTx) commit() error {
+	if b.stx != nil {
+		return b.stx.Commit()
+	}
+	err := b.exec(commitSQL)
+	if err != nil {
+		// A failed COMMIT may leave the transaction open.
+		b.rollback()
+	}
+	return err
+}
+
+// rollback ends the transaction, writing nothing. Should ROLLBACK fail
+// (if only because SQLite had rolled back already), the connection is
+// discarded: the next batch must not find a transaction open.
+func (b *batchTx) rollback() {
+	if b.stx != nil {
+		_ = b.stx.Rollback()
+		return
+	}
+	if err := b.exec(rollbackSQL); err != nil {
+		b.w.release(true)
+	}
 }
 
 // runJob calls fn, turning a panic into a value for the caller's goroutine.
