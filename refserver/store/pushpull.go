@@ -7,7 +7,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
+
+	"github.com/mattn/go-sqlite3"
 
 	"github.com/hospo-dev/hospo-go/possync"
 )
@@ -132,8 +135,27 @@ func (tx *Tx) UpsertCheck(c CheckRow) (billID string, version int64, changed boo
 // content differs from the stored one bumps the version and sets
 // last_updated to the transaction's time; an identical push changes
 // nothing. tx must be a write transaction.
+//
+// A check this process has not seen stored is inserted at once, with no
+// lookup first: most such checks are new, and a lookup that finds nothing
+// cost a query, about a tenth of a push. If the check was stored after
+// all (before this process started, or the set of seen checks was full),
+// the insert fails on the unique (location_id, check_number) and the push
+// goes on as for a seen check: a lookup, then an update if the content
+// changed.
 func (tx *Tx) PushCheck(c CheckRow) (CheckPush, error) {
 	now := tx.Unix()
+	key := billKey{c.LocationID, c.CheckNumber}
+	if !tx.db.bills.seen(key) {
+		p, err := tx.insertCheck(c, now)
+		if !isUniqueViolation(err) {
+			if err == nil {
+				tx.db.bills.add(key)
+			}
+			return p, err
+		}
+		tx.db.bills.add(key)
+	}
 	var (
 		rowid      int64
 		hash, prev string
@@ -143,14 +165,8 @@ func (tx *Tx) PushCheck(c CheckRow) (CheckPush, error) {
 		Scan(&rowid, &p.BillID, &p.Version, &hash, &prev)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		_, err = tx.exec(insertBillSQL,
-			c.NewBillID, c.LocationID, c.CheckNumber, c.Status, c.ContentHash, c.CheckJSON,
-			c.TableNumber, c.StaffID, c.Guests, c.TotalAmount, c.OutstandingAmount, c.ServiceChargeAmount, c.TipsPaid,
-			now, now)
-		if err != nil {
-			return CheckPush{}, fmt.Errorf("insert check: %w", err)
-		}
-		return CheckPush{BillID: c.NewBillID, Version: 1, Changed: true, Closed: c.Status == billClosed}, nil
+		// Seen, but its insert was rolled back since.
+		return tx.insertCheck(c, now)
 	case err != nil:
 		return CheckPush{}, fmt.Errorf("look up check: %w", err)
 	case hash == c.ContentHash:
@@ -167,6 +183,58 @@ func (tx *Tx) PushCheck(c CheckRow) (CheckPush, error) {
 	p.Changed = true
 	p.Closed = c.Status == billClosed && prev != billClosed
 	return p, nil
+}
+
+// insertCheck stores c as a new bill, created and last updated at now.
+func (tx *Tx) insertCheck(c CheckRow, now int64) (CheckPush, error) {
+	_, err := tx.exec(insertBillSQL,
+		c.NewBillID, c.LocationID, c.CheckNumber, c.Status, c.ContentHash, c.CheckJSON,
+		c.TableNumber, c.StaffID, c.Guests, c.TotalAmount, c.OutstandingAmount, c.ServiceChargeAmount, c.TipsPaid,
+		now, now)
+	if err != nil {
+		return CheckPush{}, fmt.Errorf("insert check: %w", err)
+	}
+	return CheckPush{BillID: c.NewBillID, Version: 1, Changed: true, Closed: c.Status == billClosed}, nil
+}
+
+// isUniqueViolation reports whether err is SQLite's refusal of a row
+// whose UNIQUE columns another row holds.
+func isUniqueViolation(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintUnique
+}
+
+// billKey is a bill's (location_id, check_number).
+type billKey struct{ location, check int64 }
+
+// billKeysMax bounds the checks billKeys remembers: about 10 MB of map.
+// Past it, the set starts again empty, which costs the checks pushed
+// again a failed insert each.
+const billKeysMax = 1 << 18
+
+// billKeys is the set of the checks this process has seen stored (Tx.PushCheck).
+// It is a hint, right or wrong: a check it lacks is tried as an insert
+// first, one it holds is looked up first, and either way the push ends
+// right. So a rollback, a restore or a wipe needs nothing from it.
+type billKeys struct {
+	mu sync.Mutex
+	m  map[billKey]struct{}
+}
+
+func (k *billKeys) seen(key billKey) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	_, ok := k.m[key]
+	return ok
+}
+
+func (k *billKeys) add(key billKey) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.m == nil || len(k.m) >= billKeysMax {
+		k.m = make(map[billKey]struct{})
+	}
+	k.m[key] = struct{}{}
 }
 
 // billClosed is the status of a closed bill.

@@ -3,6 +3,7 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -62,4 +63,57 @@ func TestNewCheckRow(t *testing.T) {
 	if again, _ := NewCheckRow(c); again.NewBillID == row.NewBillID {
 		t.Error("two rows got the same new bill id")
 	}
+}
+
+// A check this process has not seen is inserted without a lookup first;
+// one stored before the process saw it (here: the set of seen checks
+// forgotten, as after a restart) is still updated in place, version and
+// closing as usual, and pushed again unchanged it changes nothing.
+func TestPushCheckInsertsNewChecksWithoutALookup(t *testing.T) {
+	t.Parallel()
+	db := openTest(t, filepath.Join(t.TempDir(), "push.db"), nil)
+	var loc int64
+	push := func(row CheckRow) (p CheckPush, looked bool) {
+		t.Helper()
+		err := db.Write(t.Context(), func(tx *Tx) (err error) {
+			if loc == 0 {
+				if loc, err = tx.InsertLocation("Push", "providerB"); err != nil {
+					return err
+				}
+			}
+			row.LocationID = loc
+			p, err = tx.PushCheck(row)
+			tx.stmts.mu.Lock()
+			_, looked = tx.stmts.m[lookupBillSQL]
+			tx.stmts.mu.Unlock()
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, looked
+	}
+	row := func(id, status, hash string) CheckRow {
+		return CheckRow{NewBillID: id, CheckNumber: 7, Status: status, ContentHash: hash, CheckJSON: "{}"}
+	}
+	p, looked := push(row("bill-1", "open", "a"))
+	if want := (CheckPush{BillID: "bill-1", Version: 1, Changed: true}); p != want || looked {
+		t.Fatalf("first push = %+v, looked up %v; want %+v, no lookup", p, looked, want)
+	}
+	db.bills = billKeys{}
+	p, looked = push(row("bill-2", "closed", "b"))
+	if want := (CheckPush{BillID: "bill-1", Version: 2, Changed: true, Closed: true}); p != want || !looked {
+		t.Errorf("push of a stored check not seen = %+v, looked up %v; want %+v after a lookup", p, looked, want)
+	}
+	db.bills = billKeys{}
+	if p, _ = push(row("bill-3", "closed", "b")); p != (CheckPush{BillID: "bill-1", Version: 2}) {
+		t.Errorf("unchanged push of a stored check not seen = %+v, want version 2 unchanged", p)
+	}
+	mustRead(t, db, func(tx *Tx) error {
+		var n int
+		if err := tx.queryRow(`SELECT count(*) FROM bills`).Scan(&n); err != nil || n != 1 {
+			t.Errorf("%d bills, %v; want 1", n, err)
+		}
+		return nil
+	})
 }

@@ -56,6 +56,7 @@ type DB struct {
 	// deliveries is closed by each commit that queued webhook deliveries.
 	deliveries eventSignal
 	webhooks   webhookPresence  // see webhooks.go
+	bills      billKeys         // the checks seen stored; see pushpull.go
 	ckpt       *checkpointer    // nil for an in-memory database; see checkpoint.go
 	lock       *fileLock        // nil for an in-memory database; see lock.go
 	tel        *writerTelemetry // nil: none; see telemetry.go
