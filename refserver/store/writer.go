@@ -66,11 +66,12 @@ type writer struct {
 	// conn is the writer pool's only connection while the writer holds
 	// it (a database file: see begin); only the writer goroutine uses it.
 	conn *sql.Conn
+	own  map[string]driver.StmtExecContext // ownSQL, prepared on conn's driver connection
 }
 
-// The savepoint statements. They run through the writer pool's statement
-// cache like every other statement: compiling them for every function of
-// every batch cost as much as the functions' own statements.
+// The savepoint statements. They are compiled once (ownSQL, or the writer
+// pool's statement cache): compiling them for every function of every
+// batch cost as much as the functions' own statements.
 const (
 	savepointSQL  = `SAVEPOINT batch_job`
 	releaseSQL    = `RELEASE batch_job`
@@ -397,7 +398,7 @@ type batchTx struct {
 	conn  *sql.Conn
 	stx   *sql.Tx
 	bound map[string]*sql.Stmt // for stx
-	sp    Tx                   // runs the writer's own statements
+	sp    Tx                   // runs the writer's own statements in stx
 }
 
 // Statements the writer runs on the connection it holds.
@@ -426,15 +427,11 @@ func (w *writer) begin() (*batchTx, error) {
 		return b, nil
 	}
 	if w.conn == nil {
-		c, err := w.db.write.Conn(bg)
-		if err != nil {
+		if err := w.hold(); err != nil {
 			return nil, err
 		}
-		w.conn = c
-		w.db.writeS.reset(c)
 	}
 	b := &batchTx{w: w, q: w.conn, conn: w.conn}
-	b.sp = Tx{db: w.db, q: w.conn, stmts: w.db.writeS, ctx: bg, sctx: bg}
 	if err := b.exec(beginSQL); err != nil {
 		if errors.Is(err, sql.ErrConnDone) { // a new one for the next batch
 			w.release(false)
@@ -442,6 +439,56 @@ func (w *writer) begin() (*batchTx, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// ownSQL are the statements the writer runs on the connection it holds
+// for itself. They run on the driver's connection directly, compiled
+// once: the savepoints alone are two statements per write, and
+// database/sql's work around each cost about as much as SQLite's.
+var ownSQL = []string{beginSQL, commitSQL, rollbackSQL, savepointSQL, releaseSQL, rollbackToSQL}
+
+// hold takes the writer pool's connection and prepares ownSQL on it.
+func (w *writer) hold() error {
+	c, err := w.db.write.Conn(context.Background())
+	if err != nil {
+		return err
+	}
+	own := make(map[string]driver.StmtExecContext, len(ownSQL))
+	err = c.Raw(func(dc any) error {
+		conn, ok := dc.(driver.Conn)
+		if !ok {
+			return fmt.Errorf("unexpected driver connection %T", dc)
+		}
+		for _, q := range ownSQL {
+			st, err := conn.Prepare(q)
+			if err == nil {
+				if own[q], ok = st.(driver.StmtExecContext); !ok {
+					delete(own, q)
+					_ = st.Close()
+					err = fmt.Errorf("unexpected driver statement %T", st)
+				}
+			}
+			if err != nil {
+				closeOwn(own)
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		_ = c.Close()
+		return err
+	}
+	w.conn, w.own = c, own
+	w.db.writeS.reset(c)
+	return nil
+}
+
+// closeOwn closes the statements of own, on their connection.
+func closeOwn(own map[string]driver.StmtExecContext) {
+	for _, st := range own {
+		_ = st.(driver.Stmt).Close()
+	}
 }
 
 // release lets go of the connection the writer holds, if any: back to
@@ -453,17 +500,28 @@ func (w *writer) release(discard bool) {
 		return
 	}
 	w.db.writeS.reset(nil) // its statements go with it
-	if discard {
-		_ = w.conn.Raw(func(any) error { return driver.ErrBadConn })
-	}
+	_ = w.conn.Raw(func(any) error {
+		closeOwn(w.own)
+		if discard {
+			return driver.ErrBadConn
+		}
+		return nil
+	})
 	_ = w.conn.Close()
-	w.conn = nil
+	w.conn, w.own = nil, nil
 }
 
 // exec runs one of the writer's own statements.
 func (b *batchTx) exec(query string) error {
-	_, err := b.sp.exec(query)
-	return err
+	if b.stx != nil {
+		_, err := b.sp.exec(query)
+		return err
+	}
+	st := b.w.own[query]
+	return b.conn.Raw(func(any) error {
+		_, err := st.ExecContext(context.Background(), nil)
+		return err
+	})
 }
 
 func (b *batchTx) commit() error {
