@@ -42,7 +42,7 @@ type testServer struct {
 	url string
 }
 
-func newTestServer(t *testing.T, mod ...func(*Config)) *testServer {
+func newTestServer(t testing.TB, mod ...func(*Config)) *testServer {
 	t.Helper()
 	cfg := Config{
 		DBPath:          filepath.Join(t.TempDir(), "refserver.db"),

@@ -148,10 +148,22 @@ func writeRaw(w http.ResponseWriter, status int, body []byte) {
 	// ones are shared (net/http only reads them, and copies the header
 	// before sending it).
 	h["Content-Type"] = jsonContentType
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	h["Content-Length"] = contentLength(w, len(body))
 	h["Cache-Control"] = noStore
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// contentLength returns the Content-Length header's value for a body of n
+// bytes: in the slot a Trace keeps for it when w is the trace itself (the
+// response of a request, not one a fault discards) and has not used it.
+func contentLength(w http.ResponseWriter, n int) []string {
+	v := strconv.Itoa(n)
+	if t, ok := w.(*Trace); ok && t.lengthHeader[0] == "" {
+		t.lengthHeader[0] = v
+		return t.lengthHeader[:]
+	}
+	return []string{v}
 }
 
 // The values writeRaw shares between responses. Their capacity is their

@@ -27,9 +27,11 @@ type Trace struct {
 	http.ResponseWriter
 	id       string
 	idHeader [1]string // the X-Request-Id header's value
-	status   int
-	wrote    bool
-	errBuf   bytes.Buffer // start of the body of an error response
+	// lengthHeader is the Content-Length header's value (writeRaw).
+	lengthHeader [1]string
+	status       int
+	wrote        bool
+	errBuf       bytes.Buffer // start of the body of an error response
 
 	req         *Request
 	body        []byte
