@@ -20,9 +20,9 @@ import (
 // read, the in-flight bound), the write endpoint and the JSON answer,
 // without the decoding, the rules and the store's own transaction, which
 // a push needs besides. It was 40 before the plumbing was made to
-// allocate less (14 then); a change that puts back a query map, a hex hash, a
+// allocate less (13 then); a change that puts back a query map, a hex hash, a
 // context per layer or a header slice per value fails here.
-const maxPushPathAllocs = 16
+const maxPushPathAllocs = 15
 
 // The way of a check push through the server, but for the work of the
 // push itself, allocates at most maxPushPathAllocs times, counted through

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"strconv"
 	"time"
 
@@ -113,4 +114,15 @@ func Committed(err *Error) error { return committed{err} }
 type committed struct{ err *Error }
 
 func (c committed) Error() string { return c.err.Error() }
+
+// asCommitted returns the error a Write returned through Committed, if err
+// is one. (Its target escapes to the heap, so it is made only here, for a
+// Write that failed.)
+func asCommitted(err error) (*Error, bool) {
+	var c committed
+	if errors.As(err, &c) {
+		return c.err, true
+	}
+	return nil, false
+}
 func (c committed) Unwrap() error { return c.err }

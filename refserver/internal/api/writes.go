@@ -236,13 +236,14 @@ func (x *writeRun) run(tx *store.Tx) error {
 		return err
 	}
 	v, err := x.write(tx)
-	var c committed
 	switch {
-	case err != nil && errors.As(err, &c):
-		// The work stands and the answer is an error (Committed).
-		x.status, x.body = ws.rd.errorResponse(x.w, x.r, c.err)
 	case err != nil:
-		return err
+		c, ok := asCommitted(err)
+		if !ok {
+			return err
+		}
+		// The work stands and the answer is an error (Committed).
+		x.status, x.body = ws.rd.errorResponse(x.w, x.r, c)
 	default:
 		if l, ok := v.(Located); ok {
 			v, x.location, x.located = l.Response, l.Location, true
