@@ -310,8 +310,8 @@ func (w *writer) afterBatch(committed bool) {
 //
 // With several functions, each runs inside a savepoint of its own, which
 // is released before the next one opens (nested savepoints would make
-// SQLite copy each page to the sub-journal of every savepoint open: a
-// fifth more instructions per write in a batch of twenty). SQLite rolls a
+// SQLite copy each page to the sub-journal of every savepoint open: 7 %
+// more instructions per write in batches of about twenty). SQLite rolls a
 // transaction back by itself after some errors (a full disk, for one);
 // the failed ROLLBACK TO or RELEASE then fails the whole batch rather
 // than run what is left of it outside any transaction, and a single
