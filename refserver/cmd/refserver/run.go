@@ -187,7 +187,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 	logOut := newLogWriter(stderr)
 	defer logOut.Close() // last: what the shutdown logs is written too
-	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(newTextHandler(logOut, level))
 
 	ln, tln, err := listenBoth(o)
 	if err != nil {
