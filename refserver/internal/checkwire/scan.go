@@ -151,31 +151,10 @@ func (d *scanner) skip(depth int) bool {
 // nested depth deep. Like encoding/json it refuses nesting past maxDepth.
 func (d *scanner) open(c byte, depth int) bool { return depth <= maxDepth && d.consume(c) }
 
-// next is called before each member or element of the object or array
-// that end closes, first before the first one. It consumes the closing
-// bracket (more is false) or, after the first, the comma that comes before
-// the next one (more is true); ok is false for anything else. Every reader
-// of objects and arrays here loops on it, so that all of them read the
-// same punctuation the same way, without a call through a func value per
-// member.
-func (d *scanner) next(end byte, first bool) (more, ok bool) {
-	c := d.peek()
-	switch {
-	case c == end:
-		d.i++
-		return false, true
-	case first:
-		return true, true
-	case c == ',':
-		d.i++
-		return true, true
-	}
-	return false, false
-}
-
 // container reads the object (open is '{') or array ('[') that comes
 // next, nested depth deep: each member or element with elem (for an
-// object, key included). It serves the readers that are off the path of
+// object, key included), separated by commas, up to the closing bracket.
+// It serves the readers that are off the path of
 // a valid check (unknown members, mergeRepeated), where a call through
 // elem costs nothing that matters.
 func (d *scanner) container(open byte, depth int, elem func() bool) bool {
@@ -186,12 +165,17 @@ func (d *scanner) container(open byte, depth int, elem func() bool) bool {
 	if open == '{' {
 		end = '}'
 	}
-	for first := true; ; first = false {
-		more, ok := d.next(end, first)
-		if !more {
-			return ok
-		}
+	if d.consume(end) {
+		return true
+	}
+	for {
 		if !elem() {
+			return false
+		}
+		if d.consume(end) {
+			return true
+		}
+		if !d.consume(',') {
 			return false
 		}
 	}

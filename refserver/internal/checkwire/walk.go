@@ -101,7 +101,7 @@ func (d *decoder) object(t *table, depth int) (object, bool) {
 // It reads the punctuation, the key and a null in place, on a copy of
 // d.s and d.i that stays in registers, rather than through peek and
 // consume: this loop runs for every member of a check, and was most of
-// what decoding one cost. It accepts exactly what next, str,
+// what decoding one cost. It accepts exactly what container, str,
 // consume(':') and null accept.
 func (d *decoder) field(o *object) bool {
 	s := d.s
@@ -219,7 +219,7 @@ func (d *decoder) array(name string, depth int, report bool) (array, bool) {
 // element is still an element, a zero value in the slice, as
 // encoding/json has it.
 func (d *decoder) element(a *array) bool {
-	// As field does for a member, on a copy of d.s and d.i, as next and
+	// As field does for a member, on a copy of d.s and d.i, as container and
 	// null would.
 	a.i++
 	s := d.s
