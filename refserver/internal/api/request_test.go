@@ -79,3 +79,30 @@ func TestTrace(t *testing.T) {
 		t.Error("a Trace outside Tracing")
 	}
 }
+
+// A traced request's context is its parent's: its values, and its end,
+// which reaches a context made from it at once, as a context.WithCancel of
+// the parent's own would (no goroutine in between).
+func TestTraceContextIsTheParents(t *testing.T) {
+	t.Parallel()
+	type key struct{}
+	parent, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
+	defer cancel()
+	var ctx context.Context
+	h := Tracing(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { ctx = r.Context() }))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil).WithContext(parent))
+	if ctx.Value(key{}) != "v" {
+		t.Errorf("value %v, want the parent's", ctx.Value(key{}))
+	}
+	child, stop := context.WithCancel(ctx)
+	defer stop()
+	cancel()
+	select {
+	case <-child.Done():
+	default:
+		t.Error("the parent's cancellation has not reached a context made from the trace's")
+	}
+	if ctx.Err() != context.Canceled || child.Err() != context.Canceled {
+		t.Errorf("errors %v, %v; want %v", ctx.Err(), child.Err(), context.Canceled)
+	}
+}
