@@ -114,6 +114,7 @@ func Committed(err *Error) error { return committed{err} }
 type committed struct{ err *Error }
 
 func (c committed) Error() string { return c.err.Error() }
+func (c committed) Unwrap() error { return c.err }
 
 // asCommitted returns the error a Write returned through Committed, if err
 // is one. (Its target escapes to the heap, so it is made only here, for a
@@ -125,4 +126,3 @@ func asCommitted(err error) (*Error, bool) {
 	}
 	return nil, false
 }
-func (c committed) Unwrap() error { return c.err }
