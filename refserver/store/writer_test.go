@@ -254,8 +254,21 @@ func TestGroupCommitWhenSQLiteRollsBack(t *testing.T) {
 }
 
 func groupCommitWhenSQLiteRollsBack(t *testing.T, path string, returns bool) {
-	db := openTest(t, path, nil)
+	// queued receives one value as each write of the batch enters the
+	// writer's queue (the writes of the batch carry batchKey).
+	type batchKey struct{}
+	queued := make(chan struct{}, 3)
+	db, err := Open(t.Context(), path, nil, NotifyQueued(func(ctx context.Context) {
+		if ctx.Value(batchKey{}) != nil {
+			queued <- struct{}{}
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
 	ctx := t.Context()
+	batchCtx := context.WithValue(ctx, batchKey{}, true)
 	insert := func(name string) func(tx *Tx) error {
 		return func(tx *Tx) error {
 			_, err := tx.exec(`INSERT INTO sandbox_state (name, value) VALUES (?, 'x')`, name)
@@ -292,10 +305,8 @@ func groupCommitWhenSQLiteRollsBack(t *testing.T, path string, returns bool) {
 	errs := make([]chan error, len(fns))
 	for i, fn := range fns {
 		errs[i] = make(chan error, 1)
-		go func() { errs[i] <- db.Write(ctx, fn) }()
-		for len(db.w.queue) != i+1 {
-			runtime.Gosched()
-		}
+		go func() { errs[i] <- db.Write(batchCtx, fn) }()
+		<-queued // in order
 	}
 	close(release)
 	if err := <-first; err != nil {
@@ -313,7 +324,7 @@ func groupCommitWhenSQLiteRollsBack(t *testing.T, path string, returns bool) {
 		t.Fatalf("the write after: %v", err)
 	}
 	var names []string
-	err := db.Read(ctx, func(tx *Tx) error {
+	err = db.Read(ctx, func(tx *Tx) error {
 		rows, err := tx.query(`SELECT name FROM sandbox_state WHERE name IN ('dup', 'before', 'after', 'next') ORDER BY name`)
 		if err != nil {
 			return err
