@@ -218,16 +218,8 @@ func (tx *Tx) wantsType(typ string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("queue deliveries: %w", err)
 	}
-	defer rows.Close()
-	var types []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return false, fmt.Errorf("queue deliveries: %w", err)
-		}
-		types = append(types, t)
-	}
-	if err := rows.Err(); err != nil {
+	types, err := collect(rows, scanString)
+	if err != nil {
 		return false, fmt.Errorf("queue deliveries: %w", err)
 	}
 	known := (&webhookTypes{}).with(types)

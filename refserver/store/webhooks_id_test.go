@@ -49,15 +49,8 @@ func TestDeliveryIDsStartWithTheTime(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			ids = append(ids, id)
-		}
-		return rows.Err()
+		ids, err = collect(rows, scanString)
+		return err
 	})
 	format := regexp.MustCompile(`^dlv_[0-9a-f]{24}$`)
 	seen := map[string]bool{}
