@@ -36,7 +36,12 @@ func AccessLog(log *slog.Logger, now func() time.Time) func(http.Handler) http.H
 				end := now()
 				status := t.Status()
 				level := slog.LevelInfo
-				if status >= 500 {
+				// A 5xx that ended a request its client had already
+				// given up on reached nobody (the end of a load run
+				// closes every connection at once): it is noted as such,
+				// not raised as a warning an operator must look into.
+				gone := status >= 500 && r.Context().Err() != nil
+				if status >= 500 && !gone {
 					level = slog.LevelWarn
 				}
 				// The handler is called directly rather than through
@@ -55,6 +60,9 @@ func AccessLog(log *slog.Logger, now func() time.Time) func(http.Handler) http.H
 					slog.Duration("duration", end.Sub(start)),
 					slog.String("request_id", t.ID()),
 				)
+				if gone {
+					rec.AddAttrs(slog.Bool("client_gone", true))
+				}
 				_ = h.Handle(r.Context(), rec) // a line that cannot be written has nowhere to go
 			}()
 			next.ServeHTTP(w, r)
