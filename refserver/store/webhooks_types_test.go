@@ -28,12 +28,6 @@ func TestQueueDeliveriesSkipsTypesNoWebhookWants(t *testing.T) {
 	t.Parallel()
 	db := openTest(t, filepath.Join(t.TempDir(), "types.db"), nil)
 	var loc, key int64
-	write := func(fn func(tx *Tx) error) {
-		t.Helper()
-		if err := db.Write(t.Context(), fn); err != nil {
-			t.Fatal(err)
-		}
-	}
 	hook := func(tx *Tx, id, eventsJSON string) error {
 		return tx.InsertWebhook(Webhook{WebhookID: id, KeyID: key, URL: "http://127.0.0.1:9/", EventsJSON: eventsJSON, SecretSealed: []byte("x")})
 	}
@@ -41,7 +35,7 @@ func TestQueueDeliveriesSkipsTypesNoWebhookWants(t *testing.T) {
 	queue := func(typ string, want int64, looks bool) {
 		t.Helper()
 		events++
-		write(func(tx *Tx) error {
+		mustWrite(t, db, func(tx *Tx) error {
 			seq, err := tx.InsertEvent(Event{EventID: "evt_" + strconv.Itoa(events), Type: typ, LocationID: &loc, DataJSON: "{}"})
 			if err != nil {
 				return err
@@ -56,7 +50,7 @@ func TestQueueDeliveriesSkipsTypesNoWebhookWants(t *testing.T) {
 			return nil
 		})
 	}
-	write(func(tx *Tx) (err error) {
+	mustWrite(t, db, func(tx *Tx) (err error) {
 		if loc, err = tx.InsertLocation("Types", "providerB"); err != nil {
 			return err
 		}
@@ -64,10 +58,10 @@ func TestQueueDeliveriesSkipsTypesNoWebhookWants(t *testing.T) {
 		return err
 	})
 	queue("bill.closed", 0, false) // no webhook at all
-	write(func(tx *Tx) error { return hook(tx, "wh_orders", `["order.status_changed"]`) })
+	mustWrite(t, db, func(tx *Tx) error { return hook(tx, "wh_orders", `["order.status_changed"]`) })
 	queue("bill.closed", 0, false) // no webhook wants it
 	queue("order.status_changed", 1, true)
-	write(func(tx *Tx) error { return hook(tx, "wh_bills", `["bill.closed"]`) })
+	mustWrite(t, db, func(tx *Tx) error { return hook(tx, "wh_bills", `["bill.closed"]`) })
 	queue("bill.closed", 1, true)
 	queue("payment.accepted", 0, true)
 
@@ -76,7 +70,7 @@ func TestQueueDeliveriesSkipsTypesNoWebhookWants(t *testing.T) {
 	if known := db.webhooks.types.Load(); known == nil || known.all || !known.wants("bill.closed") || !known.wants("order.status_changed") || known.wants("payment.accepted") {
 		t.Errorf("types read from the table: %+v, want bill.closed and order.status_changed", known)
 	}
-	write(func(tx *Tx) error { return hook(tx, "wh_all", `["*"]`) })
+	mustWrite(t, db, func(tx *Tx) error { return hook(tx, "wh_all", `["*"]`) })
 	queue("payment.accepted", 1, true)
 	queue("bill.closed", 2, true)
 }
