@@ -46,17 +46,21 @@ const (
 	// those of one API key's webhooks: a vendor whose receivers are slow
 	// holds at most a quarter of the places, and the due deliveries are
 	// listed with every key taking turns (store.DueDeliveries), so other
-	// vendors' deliveries go out meanwhile.
-	webhookConcurrency = 64
-	webhookPerKey      = 16
+	// vendors' deliveries go out meanwhile. A key's pace is at most its
+	// places per call latency: at saturation on two cores a receiver's
+	// answer takes 40-70 ms, so 16 places kept one key to about 300
+	// deliveries a second while its events came at 400 and more, and the
+	// claimed tries waited for a place for up to 1.7 s.
+	webhookConcurrency = 256
+	webhookPerKey      = 64
 	webhookDueBatch    = 1024
 	// webhookClaimAhead is how many times its places the webhook dispatcher
-	// (and a key) claims ahead of its calls (DispatcherConfig.ClaimAhead). A
-	// run claims when half of that is free, and the claim waits for the
-	// writer, so a key's pace is at most half of it x PerGroup per write
-	// latency: at saturation that latency is a few hundred milliseconds, and
-	// the events come at over a thousand a second.
-	webhookClaimAhead = 64
+	// (and a key) claims ahead of its calls (DispatcherConfig.ClaimAhead):
+	// 1,024 tries per key. A run claims when half of that is free, and the
+	// claim waits for the writer, so a key's pace is at most 512 per write
+	// latency: at saturation that latency is up to a few hundred
+	// milliseconds, and the events come at over a thousand a second.
+	webhookClaimAhead = 16
 	// maxWebhookErrorDetail bounds the failure text kept per delivery.
 	maxWebhookErrorDetail = 300
 	// maxWebhookAnswer is how much of a receiver's answer is read (and
