@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -185,7 +184,14 @@ func TestGroupCommitClose(t *testing.T) {
 // writer returns when its context ends, and is then never run.
 func TestGroupCommitWithdraw(t *testing.T) {
 	t.Parallel()
-	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "w.db"), nil)
+	// queued hears when the second write (the one carrying ctx) is queued.
+	ctx, cancel := context.WithCancel(t.Context())
+	queued := make(chan struct{})
+	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "w.db"), nil, NotifyQueued(func(c context.Context) {
+		if c == ctx {
+			close(queued)
+		}
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +206,6 @@ func TestGroupCommitWithdraw(t *testing.T) {
 		})
 	}()
 	<-started
-	ctx, cancel := context.WithCancel(t.Context())
 	var ran atomic.Bool
 	second := make(chan error, 1)
 	go func() {
@@ -209,9 +214,7 @@ func TestGroupCommitWithdraw(t *testing.T) {
 			return nil
 		})
 	}()
-	for len(db.w.queue) == 0 { // until the second write is queued
-		runtime.Gosched()
-	}
+	<-queued
 	cancel()
 	// The writer is still held in the first write, so the second can only
 	// return by being withdrawn; a hang here is the failure.
