@@ -178,6 +178,10 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 	m.startWindow()
 	before := snapshot(o.serverPID, agents, cnt, reader)
 	hookBefore := hook.counts()
+	var pendings *pendingSampler
+	if hook != nil {
+		pendings = hook.samplePending(ctx, time.Second)
+	}
 	sleep(ctx, o.duration)
 	var late []string
 	if o.untilAnswered {
@@ -188,6 +192,11 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 	var lag backlog
 	if hook != nil {
 		lag = hook.measureBacklog(ctx)
+		if sampled, err := pendings.finish(); err != nil && lag.err == nil {
+			lag.err = err
+		} else {
+			lag.sampled = sampled
+		}
 	}
 	m.stopWindow()
 	var samples []sample

@@ -97,8 +97,8 @@ func TestLoad(t *testing.T) {
 // loadgen, verifies their signatures: the report counts them, over the
 // window and, once the deliveries have drained, in all: every payment the
 // customers made has been delivered by then, however slow the machine.
-// With -server-db the deliveries pending at the end of the window are
-// counted in the server's database.
+// With -server-db the deliveries pending at the end of the window, and at
+// each second of it, are counted in the server's database.
 func TestLoadWithWebhook(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
@@ -129,6 +129,9 @@ func TestLoadWithWebhook(t *testing.T) {
 	}
 	if !regexp.MustCompile(`webhook: at the end of the window \d+ deliveries were pending \(counted in the server's database\): a lag of [\d.]+ s at the window's delivery rate; drained \S+ after the load stopped\nwebhook: of those, \d+ had not reached the receiver`).MatchString(report) {
 		t.Errorf("the report lacks the deliveries' backlog")
+	}
+	if !regexp.MustCompile(`webhook: pending, counted each second of the window \(\d+ counts\): median \d+, most \d+: a lag of [\d.]+ s and [\d.]+ s`).MatchString(report) {
+		t.Errorf("the report lacks the pending deliveries counted through the window")
 	}
 	if !strings.Contains(report, "errors: 0 ") {
 		t.Errorf("the load had errors")
