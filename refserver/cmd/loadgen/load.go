@@ -160,9 +160,22 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 	if reader != nil {
 		loadDone.Go(func() { reader.run(loadCtx) })
 	}
+	// The sampler runs for a soak's samples, and to count a webhook's
+	// pending deliveries through the window, each second unless a soak
+	// asked for another interval.
+	soak := o.samplesFile != "" || o.plotFile != ""
+	countPending := hook != nil && hook.db != nil
 	var smp *sampler
-	if o.samplesFile != "" || o.plotFile != "" {
-		smp = startSampler(ctx, sources{pid: o.serverPID, pprof: o.serverPprof, db: o.serverDB, client: &http.Client{}}, o.sampleInterval)
+	if soak || countPending {
+		src := sources{pid: o.serverPID, pprof: o.serverPprof, db: o.serverDB, client: &http.Client{}}
+		interval := o.sampleInterval
+		if countPending {
+			src.pending = hook.countPending
+			if !soak {
+				interval = time.Second
+			}
+		}
+		smp = startSampler(ctx, src, interval)
 	}
 
 	sleep(ctx, o.warmup)
@@ -178,10 +191,6 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 	m.startWindow()
 	before := snapshot(o.serverPID, agents, cnt, reader)
 	hookBefore := hook.counts()
-	var pendings *pendingSampler
-	if hook != nil {
-		pendings = hook.samplePending(ctx, time.Second)
-	}
 	sleep(ctx, o.duration)
 	var late []string
 	if o.untilAnswered {
@@ -192,16 +201,19 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 	var lag backlog
 	if hook != nil {
 		lag = hook.measureBacklog(ctx)
-		if sampled, err := pendings.finish(); err != nil && lag.err == nil {
-			lag.err = err
-		} else {
-			lag.sampled = sampled
-		}
 	}
 	m.stopWindow()
 	var samples []sample
 	if smp != nil {
 		samples = smp.finish()
+		if countPending {
+			for _, sm := range smp.between(samples, before.at, after.at) {
+				if sm.ok[seriesPending] {
+					lag.sampled = append(lag.sampled, int(sm.values[seriesPending]))
+				}
+			}
+			lag.interval = smp.interval
+		}
 	}
 	stopProfile()
 	stopLoad()
@@ -222,7 +234,7 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 		reportBacklog(out, lag, hookBefore, hookAfter, secs)
 		reportDrained(out, hook.counts(), cnt.paymentsMade.Load())
 	}
-	if smp != nil {
+	if soak {
 		printTrends(out, samples, o.trendWindow)
 		return writeSamples(o, samples)
 	}

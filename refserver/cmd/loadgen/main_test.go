@@ -23,8 +23,8 @@ import (
 // TestLoad runs a small, short load against an in-process sandbox: every
 // kind of request must be made, none may fail, and the report must be
 // complete. The server is sampled (this process stands in for it, with a
-// pprof handler of its own) and a reporting vendor reads the bills of the
-// first location. Nothing here depends on how fast anything is: with
+// pprof handler of its own), with a webhook's pending deliveries, and a
+// reporting vendor reads the bills of the first location. Nothing here depends on how fast anything is: with
 // -until-answered the window lasts until each kind of request has had an
 // answer in it.
 func TestLoad(t *testing.T) {
@@ -39,7 +39,7 @@ func TestLoad(t *testing.T) {
 	var out strings.Builder
 	err := run(t.Context(), []string{
 		"-samples", csvPath, "-plot", pngPath, "-sample-interval", "200ms", "-trend-window", "1h",
-		"-server-pprof", strings.TrimPrefix(pp.URL, "http://"), "-server-db", env.DBPath,
+		"-server-pprof", strings.TrimPrefix(pp.URL, "http://"), "-server-db", env.DBPath, "-webhook",
 		"-bills-location", "-1", "-bills-interval", "100ms",
 		"-url", env.URL, "-admin-key", env.AdminKey,
 		"-locations", "3", "-customers", "2", "-open-checks", "2",
@@ -57,7 +57,8 @@ func TestLoad(t *testing.T) {
 		"POST /payments/v1/payment", "check pushes:", "errors: 0 ", "peak RSS (VmHWM)",
 		"second    starts at  requests", "\n     0 ",
 		"GET /v3/location/{id}/bills/closed", "vendor: ", " 0 failed\n",
-		"server samples: ", "rss_mib", "fds", "goroutines", "wal_mib", "db_mib",
+		"server samples: ", "rss_mib", "fds", "goroutines", "wal_mib", "db_mib", "webhook_pending",
+		"webhook: pending, counted every 200ms through the window",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q", want)
@@ -130,7 +131,7 @@ func TestLoadWithWebhook(t *testing.T) {
 	if !regexp.MustCompile(`webhook: at the end of the window \d+ deliveries were pending \(counted in the server's database\): a lag of [\d.]+ s at the window's delivery rate; drained \S+ after the load stopped\nwebhook: of those, \d+ had not reached the receiver`).MatchString(report) {
 		t.Errorf("the report lacks the deliveries' backlog")
 	}
-	if !regexp.MustCompile(`webhook: pending, counted each second of the window \(\d+ counts\): median \d+, most \d+: a lag of [\d.]+ s and [\d.]+ s`).MatchString(report) {
+	if !regexp.MustCompile(`webhook: pending, counted every 1s through the window \(\d+ counts\): median \d+, most \d+: a lag of [\d.]+ s and [\d.]+ s`).MatchString(report) {
 		t.Errorf("the report lacks the pending deliveries counted through the window")
 	}
 	if !strings.Contains(report, "errors: 0 ") {

@@ -19,15 +19,21 @@ import (
 // A soak shows whether the server's costs stay flat as hours pass: the
 // sampler reads the server's resident memory, open files, goroutines and
 // the size of its database and WAL every -sample-interval, for the CSV
-// file, the plot and the trend check.
+// file, the plot and the trend check. With -webhook and -server-db it also
+// counts the webhook's pending deliveries, which the report gives for the
+// window: the count at its end is one instant, and the backlog swings
+// with the pauses of the server's writer and of the receiver.
 
 // series names the sampled quantities, in the order of the CSV columns
 // and the plot's panels.
-var series = [...]string{"rss_mib", "fds", "goroutines", "wal_mib", "db_mib"}
+var series = [...]string{"rss_mib", "fds", "goroutines", "wal_mib", "db_mib", "webhook_pending"}
+
+// seriesPending is the index of the pending deliveries in series.
+const seriesPending = 5
 
 // sample is one reading of the server. A quantity that could not be read
-// (no -server-pid, no -server-pprof, no -server-db, or an error) is marked
-// absent in ok.
+// (no -server-pid, no -server-pprof, no -server-db, no -webhook, or an
+// error) is marked absent in ok.
 type sample struct {
 	at     time.Duration        // since the sampler started
 	values [len(series)]float64 // by series
@@ -40,6 +46,8 @@ type sources struct {
 	pprof  string // base URL of the server's -pprof listener
 	db     string // the server's -db file; its WAL is db+"-wal"
 	client *http.Client
+	// pending counts the webhook's pending deliveries (hookReceiver).
+	pending func(context.Context) (int, error)
 }
 
 // read takes one sample; errors leave the quantity out.
@@ -65,6 +73,10 @@ func (s sources) read(ctx context.Context) sample {
 		set(3, wal, err)
 		db, err := fileMiB(s.db)
 		set(4, db, err)
+	}
+	if s.pending != nil {
+		n, err := s.pending(ctx)
+		set(seriesPending, float64(n), err)
 	}
 	return sm
 }
@@ -184,6 +196,17 @@ func (s *sampler) finish() []sample {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.samples
+}
+
+// between returns the samples taken from from to to.
+func (s *sampler) between(samples []sample, from, to time.Time) []sample {
+	var out []sample
+	for _, sm := range samples {
+		if at := s.start.Add(sm.at); !at.Before(from) && !at.After(to) {
+			out = append(out, sm)
+		}
+	}
+	return out
 }
 
 // writeCSV writes the samples: seconds since the start, then one column

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"image/png"
 	"io"
@@ -31,7 +32,8 @@ func TestParseGoroutineTotal(t *testing.T) {
 
 // TestSourcesRead reads this process as if it were the server: its
 // memory and open files from /proc, its goroutines from a real pprof
-// handler, and the sizes of a database file and its WAL.
+// handler, the sizes of a database file and its WAL, and the pending
+// deliveries the webhook's counter gives.
 func TestSourcesRead(t *testing.T) {
 	t.Parallel()
 	mux := http.NewServeMux()
@@ -42,7 +44,8 @@ func TestSourcesRead(t *testing.T) {
 	if err := os.WriteFile(db, make([]byte, 3<<20), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	src := sources{pid: os.Getpid(), pprof: srv.URL, db: db, client: srv.Client()}
+	src := sources{pid: os.Getpid(), pprof: srv.URL, db: db, client: srv.Client(),
+		pending: func(context.Context) (int, error) { return 7, nil }}
 	sm := src.read(t.Context())
 	for i, name := range series {
 		if !sm.ok[i] {
@@ -52,13 +55,13 @@ func TestSourcesRead(t *testing.T) {
 	if sm.values[0] <= 0 || sm.values[1] < 3 || sm.values[2] < 2 {
 		t.Errorf("rss %v MiB, fds %v, goroutines %v: want positive, at least 3 (stdio) and at least 2", sm.values[0], sm.values[1], sm.values[2])
 	}
-	if sm.values[3] != 0 || sm.values[4] != 3 {
-		t.Errorf("wal %v MiB (no file), db %v MiB; want 0 and 3", sm.values[3], sm.values[4])
+	if sm.values[3] != 0 || sm.values[4] != 3 || sm.values[seriesPending] != 7 {
+		t.Errorf("wal %v MiB (no file), db %v MiB, %v pending; want 0, 3 and 7", sm.values[3], sm.values[4], sm.values[seriesPending])
 	}
 
 	// Without sources, nothing is read; a pprof address that does not
 	// answer leaves the goroutines out.
-	if sm := (sources{}).read(t.Context()); sm.ok != [5]bool{} {
+	if sm := (sources{}).read(t.Context()); sm.ok != [len(series)]bool{} {
 		t.Errorf("empty sources read %v", sm.ok)
 	}
 	srv.Close()
@@ -72,8 +75,8 @@ func TestSourcesRead(t *testing.T) {
 func testSamples(n int) []sample {
 	var out []sample
 	for k := range n {
-		sm := sample{at: time.Duration(k) * time.Minute, ok: [5]bool{true, true, true, false, true}}
-		sm.values = [5]float64{100 + float64(k%2), 50 + float64(k), 300, 0, 10 + 0.5*float64(k)}
+		sm := sample{at: time.Duration(k) * time.Minute, ok: [len(series)]bool{true, true, true, false, true}}
+		sm.values = [len(series)]float64{100 + float64(k%2), 50 + float64(k), 300, 0, 10 + 0.5*float64(k)}
 		out = append(out, sm)
 	}
 	return out
@@ -90,10 +93,10 @@ func TestWriteCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := [][]string{
-		{"seconds", "rss_mib", "fds", "goroutines", "wal_mib", "db_mib"},
-		{"0.0", "100", "50", "300", "", "10"},
-		{"60.0", "101", "51", "300", "", "10.5"},
-		{"120.0", "100", "52", "300", "", "11"},
+		{"seconds", "rss_mib", "fds", "goroutines", "wal_mib", "db_mib", "webhook_pending"},
+		{"0.0", "100", "50", "300", "", "10", ""},
+		{"60.0", "101", "51", "300", "", "10.5", ""},
+		{"120.0", "100", "52", "300", "", "11", ""},
 	}
 	if len(recs) != len(want) {
 		t.Fatalf("got %q", recs)
@@ -154,7 +157,7 @@ func TestFitTrend(t *testing.T) {
 		t.Errorf("goroutines: %+v; want flat, slope 0", g)
 	}
 	// The line may move by just under 5 % of the mean over the window.
-	edge := []sample{{at: 0, ok: [5]bool{true}, values: [5]float64{100}}, {at: time.Minute, ok: [5]bool{true}, values: [5]float64{104.9}}}
+	edge := []sample{{at: 0, ok: [len(series)]bool{true}, values: [len(series)]float64{100}}, {at: time.Minute, ok: [len(series)]bool{true}, values: [len(series)]float64{104.9}}}
 	if tr := fitTrend(edge, 0, time.Hour); !tr.flat {
 		t.Errorf("4.9%% drift: %+v; want flat", tr)
 	}

@@ -158,6 +158,13 @@ func (h *hookReceiver) pending(ctx context.Context) (n int, exact bool, err erro
 	return len(ds), len(ds) < maxPendingListed, err
 }
 
+// countPending counts the webhook's pending deliveries in the server's
+// database (-server-db), for the sampler.
+func (h *hookReceiver) countPending(ctx context.Context) (int, error) {
+	ids, err := pendingEvents(ctx, h.db, h.webhookID)
+	return len(ids), err
+}
+
 // openServerDB opens the server's database file read-only, to count the
 // webhook's pending deliveries there: the deliveries list shows at most
 // maxPendingListed, and under load the backlog is longer. Reading it
@@ -211,60 +218,6 @@ func (h *hookReceiver) unreceived(ids []string, at time.Time) int {
 	return n
 }
 
-// pendingSampler counts the webhook's pending deliveries in the server's
-// database at each tick while the window is open: the count at the end is
-// one instant, and the backlog swings with the pauses of the server's
-// writer and of the receiver.
-type pendingSampler struct {
-	cancel context.CancelFunc
-	done   chan struct{}
-	counts []int
-	err    error
-}
-
-// samplePending starts counting the pending deliveries every interval,
-// with -server-db; without it, it returns nil.
-func (h *hookReceiver) samplePending(ctx context.Context, every time.Duration) *pendingSampler {
-	if h.db == nil {
-		return nil
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	s := &pendingSampler{cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		tick := time.NewTicker(every)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			var n int
-			err := h.db.QueryRowContext(ctx, `SELECT count(*) FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending'`, h.webhookID).Scan(&n)
-			if ctx.Err() != nil {
-				return
-			}
-			if err != nil {
-				s.err = fmt.Errorf("counting pending deliveries in the server's database: %w", err)
-				return
-			}
-			s.counts = append(s.counts, n)
-		}
-	}()
-	return s
-}
-
-// finish stops the counting and returns the counts made.
-func (s *pendingSampler) finish() ([]int, error) {
-	if s == nil {
-		return nil, nil
-	}
-	s.cancel()
-	<-s.done
-	return s.counts, s.err
-}
-
 // backlog is how far the deliveries were behind at the end of the window.
 type backlog struct {
 	// pending were the deliveries pending then, all of them when exact,
@@ -277,9 +230,10 @@ type backlog struct {
 	unreceived int
 	drained    time.Duration
 	err        error
-	// sampled are the pending deliveries counted each second of the
-	// window (pendingSampler).
-	sampled []int
+	// sampled are the pending deliveries counted through the window
+	// (sampler), every interval.
+	sampled  []int
+	interval time.Duration
 }
 
 // measureBacklog counts the pending deliveries now; measureDrain, called
@@ -383,8 +337,8 @@ func reportBacklog(w io.Writer, b backlog, before, after hookCounts, secs float6
 	if len(b.sampled) > 0 {
 		sorted := slices.Sorted(slices.Values(b.sampled))
 		median, most := sorted[len(sorted)/2], sorted[len(sorted)-1]
-		fmt.Fprintf(w, "webhook: pending, counted each second of the window (%d counts): median %d, most %d: a lag of %s and %s\n",
-			len(sorted), median, most, lagOf(median), lagOf(most))
+		fmt.Fprintf(w, "webhook: pending, counted every %s through the window (%d counts): median %d, most %d: a lag of %s and %s\n",
+			b.interval, len(sorted), median, most, lagOf(median), lagOf(most))
 	}
 }
 
