@@ -399,11 +399,19 @@ func (tx *Tx) DueDeliveries(limit int, perKey func(keyID int64) int) ([]DueDeliv
 	return out, nil
 }
 
+// nextDeliveryAttemptSQL reads the earliest due time of each webhook's
+// pending deliveries, one index seek each (webhook_deliveries_webhook_due),
+// and keeps the earliest of them: the same min over the whole table would
+// step through every pending delivery's entry of that index.
+const nextDeliveryAttemptSQL = `SELECT min(due) FROM (SELECT (SELECT min(d.next_attempt_at) FROM webhook_deliveries d
+	WHERE d.webhook_id = w.webhook_id AND d.status = 'pending') AS due FROM webhooks w)`
+
 // NextDeliveryAttempt returns the earliest next_attempt_at of the pending
-// deliveries; ok is false when none is pending.
+// deliveries; ok is false when none is pending (or every pending one is
+// under way).
 func (tx *Tx) NextDeliveryAttempt() (at int64, ok bool, err error) {
 	var v sql.NullInt64
-	err = tx.queryRow(`SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending'`).Scan(&v)
+	err = tx.queryRow(nextDeliveryAttemptSQL).Scan(&v)
 	if err != nil {
 		return 0, false, fmt.Errorf("next delivery attempt: %w", err)
 	}

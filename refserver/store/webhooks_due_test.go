@@ -4,7 +4,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -193,4 +195,107 @@ func TestDeliveryUnderWayIsDueAgainAfterReopenOrRestore(t *testing.T) {
 	if got := due(db); !slices.Equal(got, ids) {
 		t.Errorf("due after reopening with %s under way: %v", ids[1], got)
 	}
+}
+
+// The next attempt is the earliest due time of any webhook's pending
+// deliveries, those under way (no due time) left out, and it is read with
+// one index seek per webhook rather than a step through every pending
+// delivery.
+func TestNextDeliveryAttempt(t *testing.T) {
+	t.Parallel()
+	db := openTest(t, filepath.Join(t.TempDir(), "d.db"), func() time.Time { return time.Unix(1000, 0) })
+	next := func() (int64, bool) {
+		t.Helper()
+		var (
+			at int64
+			ok bool
+		)
+		mustRead(t, db, func(tx *Tx) (err error) {
+			at, ok, err = tx.NextDeliveryAttempt()
+			return err
+		})
+		return at, ok
+	}
+	if at, ok := next(); ok {
+		t.Errorf("no delivery, next attempt at %d", at)
+	}
+	ids := map[string]string{} // webhook -> its delivery
+	mustWrite(t, db, func(tx *Tx) error {
+		key, err := tx.InsertAPIKey("k", nil)
+		if err != nil {
+			return err
+		}
+		for _, wh := range []string{"wh_a", "wh_b"} {
+			if err := tx.InsertWebhook(Webhook{WebhookID: wh, KeyID: key, URL: "http://127.0.0.1:9/", EventsJSON: `["*"]`, SecretSealed: []byte("x")}); err != nil {
+				return err
+			}
+			seq, err := tx.InsertEvent(Event{EventID: "evt_" + wh, Type: "ping", OwnerKeyID: &key, DataJSON: "{}"})
+			if err != nil {
+				return err
+			}
+			if err := tx.QueueDelivery(seq, wh); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for _, d := range dueDeliveries(t, db, 10, func(int64) int { return 10 }) {
+		mustRead(t, db, func(tx *Tx) error {
+			target, err := tx.GetDeliveryTarget(d.DeliveryID)
+			ids[target.WebhookID] = d.DeliveryID
+			return err
+		})
+	}
+	if at, ok := next(); !ok || at != 1000 {
+		t.Errorf("two deliveries due now: next attempt at %d, %v; want 1000", at, ok)
+	}
+	mustWrite(t, db, func(tx *Tx) error {
+		for _, id := range ids {
+			if err := tx.StartDeliveryAttempt(id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if at, ok := next(); ok {
+		t.Errorf("both under way: next attempt at %d", at)
+	}
+	retry := func(wh string, at int64) {
+		mustWrite(t, db, func(tx *Tx) error {
+			return tx.RecordDeliveryAttempt(ids[wh], DeliveryAttempt{Attempts: 1, Status: DeliveryPending, NextAttemptAt: &at})
+		})
+	}
+	retry("wh_a", 1004)
+	retry("wh_b", 1002)
+	if at, ok := next(); !ok || at != 1002 {
+		t.Errorf("retries at 1004 and 1002: next attempt at %d, %v; want 1002", at, ok)
+	}
+	mustWrite(t, db, func(tx *Tx) error {
+		return tx.RecordDeliveryAttempt(ids["wh_b"], DeliveryAttempt{Attempts: 2, Status: DeliveryDelivered})
+	})
+	if at, ok := next(); !ok || at != 1004 {
+		t.Errorf("one retry left, at 1004: next attempt at %d, %v", at, ok)
+	}
+
+	mustRead(t, db, func(tx *Tx) error {
+		rows, err := tx.query("EXPLAIN QUERY PLAN " + nextDeliveryAttemptSQL)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				return err
+			}
+			plan = append(plan, detail)
+		}
+		joined := strings.Join(plan, " | ")
+		if !strings.Contains(joined, "SEARCH d USING") || !strings.Contains(joined, "webhook_deliveries_webhook_due (webhook_id=?)") {
+			t.Errorf("plan %q: want one seek of webhook_deliveries_webhook_due per webhook", joined)
+		}
+		return rows.Err()
+	})
 }
