@@ -175,6 +175,14 @@ func timePushes(b *testing.B, push func(i int) error) {
 	}
 }
 
+// threadUsage is what the calling thread has used: its CPU time and how
+// often it gave up its CPU, by sleeping (voluntary) or because the
+// operating system took it (involuntary).
+type threadUsage struct {
+	cpu                    time.Duration
+	voluntary, involuntary int64
+}
+
 // attributePushes times push(i) for each of b.N iterations on a thread of
 // its own, reads the thread's CPU time and context switches around each
 // push, and reports who took the time of the pushes over a millisecond

@@ -44,14 +44,6 @@ func involuntarySwitches() (int64, bool) {
 	return ru.Nivcsw, true
 }
 
-// threadUsage is what the calling thread has used: its CPU time and how
-// often it gave up its CPU, by sleeping (voluntary) or because the
-// operating system took it (involuntary).
-type threadUsage struct {
-	cpu                    time.Duration
-	voluntary, involuntary int64
-}
-
 // readThreadUsage returns the calling thread's usage, and whether it could
 // be read. Lock the goroutine to its thread to compare two readings. The
 // CPU time is the thread's clock (CLOCK_THREAD_CPUTIME_ID), exact to the
