@@ -161,19 +161,19 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 		loadDone.Go(func() { reader.run(loadCtx) })
 	}
 	// The sampler runs for a soak's samples, and to count a webhook's
-	// pending deliveries through the window, each second unless a soak
-	// asked for another interval.
+	// pending deliveries through the window: without a soak it counts
+	// only them, each second.
 	soak := o.samplesFile != "" || o.plotFile != ""
 	countPending := hook != nil && hook.db != nil
 	var smp *sampler
 	if soak || countPending {
-		src := sources{pid: o.serverPID, pprof: o.serverPprof, db: o.serverDB, client: &http.Client{}}
-		interval := o.sampleInterval
+		src, interval := sources{}, time.Second
+		if soak {
+			src = sources{pid: o.serverPID, pprof: o.serverPprof, db: o.serverDB, client: &http.Client{}}
+			interval = o.sampleInterval
+		}
 		if countPending {
 			src.pending = hook.countPending
-			if !soak {
-				interval = time.Second
-			}
 		}
 		smp = startSampler(ctx, src, interval)
 	}
