@@ -24,9 +24,9 @@ import (
 // kind of request must be made, none may fail, and the report must be
 // complete. The server is sampled (this process stands in for it, with a
 // pprof handler of its own), with a webhook's pending deliveries, and a
-// reporting vendor reads the bills of the first location. Nothing here depends on how fast anything is: with
-// -until-answered the window lasts until each kind of request has had an
-// answer in it.
+// reporting vendor reads the bills of the first location. Nothing here
+// depends on how fast anything is: with -until-answered the window lasts
+// until each kind of request has had an answer in it.
 func TestLoad(t *testing.T) {
 	t.Parallel()
 	env := refservertest.Start(t)
