@@ -212,6 +212,11 @@ func runLoad(ctx context.Context, o options, out io.Writer) error {
 					lag.sampled = append(lag.sampled, int(sm.values[seriesPending]))
 				}
 			}
+			// The count at the window's end is one of them: a window
+			// shorter than the interval, or a slow read, still has one.
+			if lag.counted && lag.err == nil {
+				lag.sampled = append(lag.sampled, lag.pending)
+			}
 			lag.interval = smp.interval
 		}
 	}

@@ -58,7 +58,7 @@ func TestLoad(t *testing.T) {
 		"second    starts at  requests", "\n     0 ",
 		"GET /v3/location/{id}/bills/closed", "vendor: ", " 0 failed\n",
 		"server samples: ", "rss_mib", "fds", "goroutines", "wal_mib", "db_mib", "webhook_pending",
-		"webhook: pending, counted every 200ms through the window",
+		"webhook: pending, counted every 200ms through the window and at its end",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q", want)
@@ -131,7 +131,7 @@ func TestLoadWithWebhook(t *testing.T) {
 	if !regexp.MustCompile(`webhook: at the end of the window \d+ deliveries were pending \(counted in the server's database\): a lag of [\d.]+ s at the window's delivery rate; drained \S+ after the load stopped\nwebhook: of those, \d+ had not reached the receiver`).MatchString(report) {
 		t.Errorf("the report lacks the deliveries' backlog")
 	}
-	if !regexp.MustCompile(`webhook: pending, counted every 1s through the window \(\d+ counts\): median \d+, most \d+: a lag of [\d.]+ s and [\d.]+ s`).MatchString(report) {
+	if !regexp.MustCompile(`webhook: pending, counted every 1s through the window and at its end \(\d+ counts\): median \d+, most \d+: a lag of [\d.]+ s and [\d.]+ s`).MatchString(report) {
 		t.Errorf("the report lacks the pending deliveries counted through the window")
 	}
 	if !strings.Contains(report, "errors: 0 ") {

@@ -337,7 +337,7 @@ func reportBacklog(w io.Writer, b backlog, before, after hookCounts, secs float6
 	if len(b.sampled) > 0 {
 		sorted := slices.Sorted(slices.Values(b.sampled))
 		median, most := sorted[len(sorted)/2], sorted[len(sorted)-1]
-		fmt.Fprintf(w, "webhook: pending, counted every %s through the window (%d counts): median %d, most %d: a lag of %s and %s\n",
+		fmt.Fprintf(w, "webhook: pending, counted every %s through the window and at its end (%d counts): median %d, most %d: a lag of %s and %s\n",
 			b.interval, len(sorted), median, most, lagOf(median), lagOf(most))
 	}
 }
