@@ -22,6 +22,12 @@ func dueDeliveries(t *testing.T, db *DB, limit int, perKey func(keyID int64) int
 	return due
 }
 
+// insertTestWebhook adds webhook id of API key key, subscribed to
+// eventsJSON, at an address nothing is called at in these tests.
+func insertTestWebhook(tx *Tx, id string, key int64, eventsJSON string) error {
+	return tx.InsertWebhook(Webhook{WebhookID: id, KeyID: key, URL: "http://127.0.0.1:9/", EventsJSON: eventsJSON, SecretSealed: []byte("x")})
+}
+
 // One key's backlog does not keep another key's deliveries out of the
 // due list: each key gives at most perKey, oldest first, and the keys take
 // turns, the one waiting longest first.
@@ -39,8 +45,7 @@ func TestDueDeliveriesShareOutTheKeys(t *testing.T) {
 			return err
 		}
 		for _, w := range []Webhook{{WebhookID: "wh_a1", KeyID: busy}, {WebhookID: "wh_a2", KeyID: busy}, {WebhookID: "wh_b", KeyID: quiet}} {
-			w.URL, w.EventsJSON, w.SecretSealed = "http://127.0.0.1:9/", `["*"]`, []byte("x")
-			if err := tx.InsertWebhook(w); err != nil {
+			if err := insertTestWebhook(tx, w.WebhookID, w.KeyID, `["*"]`); err != nil {
 				return err
 			}
 		}
@@ -126,7 +131,7 @@ func TestDeliveryUnderWayIsDueAgainAfterReopenOrRestore(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if err := tx.InsertWebhook(Webhook{WebhookID: "wh_a", KeyID: key, URL: "http://127.0.0.1:9/", EventsJSON: `["*"]`, SecretSealed: []byte("x")}); err != nil {
+		if err := insertTestWebhook(tx, "wh_a", key, `["*"]`); err != nil {
 			return err
 		}
 		for n := range 2 {
@@ -226,7 +231,7 @@ func TestNextDeliveryAttempt(t *testing.T) {
 			return err
 		}
 		for _, wh := range []string{"wh_a", "wh_b"} {
-			if err := tx.InsertWebhook(Webhook{WebhookID: wh, KeyID: key, URL: "http://127.0.0.1:9/", EventsJSON: `["*"]`, SecretSealed: []byte("x")}); err != nil {
+			if err := insertTestWebhook(tx, wh, key, `["*"]`); err != nil {
 				return err
 			}
 			seq, err := tx.InsertEvent(Event{EventID: "evt_" + wh, Type: "ping", OwnerKeyID: &key, DataJSON: "{}"})

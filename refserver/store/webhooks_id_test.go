@@ -26,7 +26,7 @@ func TestDeliveryIDsStartWithTheTime(t *testing.T) {
 			return err
 		}
 		for _, id := range []string{"wh_1", "wh_2", "wh_3"} {
-			if err := tx.InsertWebhook(Webhook{WebhookID: id, KeyID: key, URL: "http://127.0.0.1:9/", EventsJSON: `["*"]`, SecretSealed: []byte("x")}); err != nil {
+			if err := insertTestWebhook(tx, id, key, `["*"]`); err != nil {
 				return err
 			}
 		}

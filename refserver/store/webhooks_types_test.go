@@ -28,9 +28,6 @@ func TestQueueDeliveriesSkipsTypesNoWebhookWants(t *testing.T) {
 	t.Parallel()
 	db := openTest(t, filepath.Join(t.TempDir(), "types.db"), nil)
 	var loc, key int64
-	hook := func(tx *Tx, id, eventsJSON string) error {
-		return tx.InsertWebhook(Webhook{WebhookID: id, KeyID: key, URL: "http://127.0.0.1:9/", EventsJSON: eventsJSON, SecretSealed: []byte("x")})
-	}
 	events := 0
 	queue := func(typ string, want int64, looks bool) {
 		t.Helper()
@@ -58,10 +55,10 @@ func TestQueueDeliveriesSkipsTypesNoWebhookWants(t *testing.T) {
 		return err
 	})
 	queue("bill.closed", 0, false) // no webhook at all
-	mustWrite(t, db, func(tx *Tx) error { return hook(tx, "wh_orders", `["order.status_changed"]`) })
+	mustWrite(t, db, func(tx *Tx) error { return insertTestWebhook(tx, "wh_orders", key, `["order.status_changed"]`) })
 	queue("bill.closed", 0, false) // no webhook wants it
 	queue("order.status_changed", 1, true)
-	mustWrite(t, db, func(tx *Tx) error { return hook(tx, "wh_bills", `["bill.closed"]`) })
+	mustWrite(t, db, func(tx *Tx) error { return insertTestWebhook(tx, "wh_bills", key, `["bill.closed"]`) })
 	queue("bill.closed", 1, true)
 	queue("payment.accepted", 0, true)
 
@@ -70,7 +67,7 @@ func TestQueueDeliveriesSkipsTypesNoWebhookWants(t *testing.T) {
 	if known := db.webhooks.types.Load(); known == nil || known.all || !known.wants("bill.closed") || !known.wants("order.status_changed") || known.wants("payment.accepted") {
 		t.Errorf("types read from the table: %+v, want bill.closed and order.status_changed", known)
 	}
-	mustWrite(t, db, func(tx *Tx) error { return hook(tx, "wh_all", `["*"]`) })
+	mustWrite(t, db, func(tx *Tx) error { return insertTestWebhook(tx, "wh_all", key, `["*"]`) })
 	queue("payment.accepted", 1, true)
 	queue("bill.closed", 2, true)
 }
