@@ -186,18 +186,17 @@ func (q *webhookQueue) Due(ctx context.Context, limit int, room func(string) int
 		next time.Time
 	)
 	err := q.cfg.DB.Read(ctx, func(tx *store.Tx) error {
-		list, err := tx.DueDeliveries(limit, func(key int64) int { return room(strconv.FormatInt(key, 10)) })
+		list, at, ok, err := tx.DueDeliveries(limit, func(key int64) int { return room(strconv.FormatInt(key, 10)) })
 		if err != nil {
 			return err
 		}
 		for _, d := range list {
 			due = append(due, Due{ID: d.DeliveryID, Group: strconv.FormatInt(d.KeyID, 10)})
 		}
-		at, ok, err := tx.NextDeliveryAttempt()
 		if ok {
 			next = time.Unix(at, 0)
 		}
-		return err
+		return nil
 	})
 	return due, next, err
 }

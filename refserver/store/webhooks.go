@@ -321,27 +321,34 @@ type DueDelivery struct {
 // keys: at most perKey(key) of each key, the longest-waiting first within
 // a key, and the keys taking turns (every key's first, then every key's
 // second, ...), so that one key's backlog never keeps another key's
-// deliveries out of the list. Each look costs an index seek per webhook
-// with due deliveries, and reads no more of a key's queue than perKey
-// asks for, however long it is. A delivery whose attempt is under way is
-// not due (StartDeliveryAttempt).
-func (tx *Tx) DueDeliveries(limit int, perKey func(keyID int64) int) ([]DueDelivery, error) {
+// deliveries out of the list. It also returns next, the earliest
+// next_attempt_at of all the pending deliveries (hasNext false when none
+// is pending), for the dispatcher to know when to look again. Each look
+// costs an index seek per webhook (dueWebhooksSQL) and one more per
+// webhook with due deliveries, and reads no more of a key's queue than
+// perKey asks for, however long it is. A delivery whose attempt is under
+// way is not due, and has no next attempt yet (StartDeliveryAttempt).
+func (tx *Tx) DueDeliveries(limit int, perKey func(keyID int64) int) (_ []DueDelivery, next int64, hasNext bool, _ error) {
 	now := tx.Unix()
-	rows, err := tx.query(`SELECT w.key_id, w.webhook_id FROM webhooks w
-		WHERE EXISTS (SELECT 1 FROM webhook_deliveries d
-			WHERE d.webhook_id = w.webhook_id AND d.status = 'pending' AND d.next_attempt_at <= ?)
-		ORDER BY w.key_id`, now)
+	rows, err := tx.query(dueWebhooksSQL)
 	if err != nil {
-		return nil, fmt.Errorf("due deliveries: %w", err)
+		return nil, 0, false, fmt.Errorf("due deliveries: %w", err)
 	}
 	type hook struct {
 		key int64
 		id  string
+		due sql.NullInt64
 	}
-	hooks, err := collect(rows, func(sc scanner, h *hook) error { return sc.Scan(&h.key, &h.id) })
+	hooks, err := collect(rows, func(sc scanner, h *hook) error { return sc.Scan(&h.key, &h.id, &h.due) })
 	if err != nil {
-		return nil, err
+		return nil, 0, false, err
 	}
+	for _, h := range hooks {
+		if h.due.Valid && (!hasNext || h.due.Int64 < next) {
+			next, hasNext = h.due.Int64, true
+		}
+	}
+	hooks = slices.DeleteFunc(hooks, func(h hook) bool { return !h.due.Valid || h.due.Int64 > now })
 	type due struct {
 		id      string
 		at, seq int64
@@ -364,14 +371,14 @@ func (tx *Tx) DueDeliveries(limit int, perKey func(keyID int64) int) ([]DueDeliv
 			WHERE webhook_id = ? AND status = 'pending' AND next_attempt_at <= ?
 			ORDER BY next_attempt_at, event_seq LIMIT ?`, h.id, now, n)
 		if err != nil {
-			return nil, fmt.Errorf("due deliveries: %w", err)
+			return nil, 0, false, fmt.Errorf("due deliveries: %w", err)
 		}
 		if _, ok := byKey[h.key]; !ok {
 			keys = append(keys, h.key)
 		}
 		list, err := collect(rows, func(sc scanner, d *due) error { return sc.Scan(&d.id, &d.at, &d.seq) })
 		if err != nil {
-			return nil, err
+			return nil, 0, false, err
 		}
 		byKey[h.key] = append(byKey[h.key], list...)
 	}
@@ -396,27 +403,15 @@ func (tx *Tx) DueDeliveries(limit int, perKey func(keyID int64) int) ([]DueDeliv
 			}
 		}
 	}
-	return out, nil
+	return out, next, hasNext, nil
 }
 
-// nextDeliveryAttemptSQL reads the earliest due time of each webhook's
-// pending deliveries, one index seek each (webhook_deliveries_webhook_due),
-// and keeps the earliest of them: the same min over the whole table would
-// step through every pending delivery's entry of that index.
-const nextDeliveryAttemptSQL = `SELECT min(due) FROM (SELECT (SELECT min(d.next_attempt_at) FROM webhook_deliveries d
-	WHERE d.webhook_id = w.webhook_id AND d.status = 'pending') AS due FROM webhooks w)`
-
-// NextDeliveryAttempt returns the earliest next_attempt_at of the pending
-// deliveries; ok is false when none is pending (or every pending one is
-// under way).
-func (tx *Tx) NextDeliveryAttempt() (at int64, ok bool, err error) {
-	var v sql.NullInt64
-	err = tx.queryRow(nextDeliveryAttemptSQL).Scan(&v)
-	if err != nil {
-		return 0, false, fmt.Errorf("next delivery attempt: %w", err)
-	}
-	return v.Int64, v.Valid, nil
-}
+// dueWebhooksSQL lists every webhook with the earliest next_attempt_at of
+// its pending deliveries (NULL when none is pending, or every pending one
+// is under way): one seek of webhook_deliveries_webhook_due each, where a
+// min over the table would step through every pending delivery's entry.
+const dueWebhooksSQL = `SELECT w.key_id, w.webhook_id, (SELECT min(d.next_attempt_at) FROM webhook_deliveries d
+	WHERE d.webhook_id = w.webhook_id AND d.status = 'pending') FROM webhooks w ORDER BY w.key_id`
 
 // DeliveryAttempt is the outcome of one attempt at a delivery, to record.
 type DeliveryAttempt struct {

@@ -3,5 +3,5 @@
 -- webhook and due time, which the dispatcher's look at the queue uses.
 -- Every delivery queued with an event, claimed and settled changed an
 -- entry of each. The earliest due time is read per webhook now
--- (NextDeliveryAttempt), so the second index serves every query.
+-- (DueDeliveries), so the second index serves every query.
 DROP INDEX webhook_deliveries_due;
